@@ -1,0 +1,110 @@
+"""The resolved API: everything renderers need, decided once.
+
+Names, wire payloads, self-contained schemas and wrapped outputs are settled here,
+so every renderer reads the same facts and none of them reads the spec.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Json = Any
+
+
+@dataclass(frozen=True)
+class ToolIR:
+    name: str
+    method: str
+    input_model: str
+    output_model: str | None
+    # A non-object outputSchema is served wrapped as {"result": ...}; the handler returns the bare value.
+    output_wrapped: bool
+    wire: dict[str, Json]  # the exact tools/list entry
+
+    @property
+    def input_schema(self) -> dict[str, Json]:
+        schema: dict[str, Json] = self.wire["inputSchema"]
+        return schema
+
+    @property
+    def output_schema(self) -> dict[str, Json] | None:
+        schema: dict[str, Json] | None = self.wire.get("outputSchema")
+        return schema
+
+
+@dataclass(frozen=True)
+class TemplateVariable:
+    name: str  # as in the URI template
+    parameter: str  # the Python keyword argument
+
+
+@dataclass(frozen=True)
+class ResourceIR:
+    name: str
+    method: str
+    uri: str | None
+    uri_template: str | None
+    variables: tuple[TemplateVariable, ...]
+    mime_type: str | None
+    content_model: str | None
+    content_schema: dict[str, Json] | None  # self-contained, for checking JSON contents
+    wire: dict[str, Json]  # the exact resources/list or resources/templates/list entry
+
+    @property
+    def parameters(self) -> dict[str, str]:
+        return {variable.name: variable.parameter for variable in self.variables}
+
+
+@dataclass(frozen=True)
+class PromptArgumentIR:
+    name: str
+    parameter: str
+    required: bool
+
+
+@dataclass(frozen=True)
+class PromptMessageIR:
+    role: Literal["user", "assistant"]
+    text: str
+
+
+@dataclass(frozen=True)
+class PromptIR:
+    name: str
+    method: str
+    arguments_model: str | None
+    arguments: tuple[PromptArgumentIR, ...]
+    # Rendered by the server from templates; None means a handler answers.
+    messages: tuple[PromptMessageIR, ...] | None
+    wire: dict[str, Json]  # the exact prompts/list entry
+
+    @property
+    def message_pairs(self) -> list[tuple[str, str]]:
+        return [(message.role, message.text) for message in self.messages or ()]
+
+
+@dataclass(frozen=True)
+class Api:
+    spec_name: str  # the spec file's name, for headers
+    spec_relative: str  # the spec's path relative to the package directory (POSIX)
+    spec_sha256: str
+    package: str
+    client_class: str
+    invalid_arguments: Literal["tool_error", "protocol_error"]
+    server_info: dict[str, Json]
+    instructions: str | None
+    capabilities: dict[str, Json]
+    tools: tuple[ToolIR, ...]
+    resources: tuple[ResourceIR, ...]
+    prompts: tuple[PromptIR, ...]
+    # Every model class to generate, by class name, as one JSON Schema `$defs` document.
+    model_schemas: dict[str, Json]
+
+    @property
+    def static_resources(self) -> tuple[ResourceIR, ...]:
+        return tuple(resource for resource in self.resources if resource.uri is not None)
+
+    @property
+    def resource_templates(self) -> tuple[ResourceIR, ...]:
+        return tuple(resource for resource in self.resources if resource.uri_template is not None)

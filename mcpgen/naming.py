@@ -1,0 +1,79 @@
+"""Every Python name that generated code uses, decided in one place.
+
+Names derive from a spec name alone, never from position or order, so adding or
+reordering tools elsewhere in a spec leaves every other name unchanged.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
+
+# Names a generated method parameter may not take: they are the method's own.
+_TAKEN_PARAMETERS = frozenset({"self", "ctx", "args"})
+
+
+def _words(name: str) -> list[str]:
+    return _WORDS.findall(name)
+
+
+def snake(name: str) -> str:
+    """`suggest-gifts`, `suggestGifts`, `suggest.gifts` -> `suggest_gifts`."""
+    text = "_".join(word.lower() for word in _words(name)) or "x"
+    if text[0].isdigit():
+        text = f"n{text}"
+    return f"{text}_" if keyword.iskeyword(text) or keyword.issoftkeyword(text) else text
+
+
+def pascal(name: str) -> str:
+    """`gift_catalog`, `gift-catalog` -> `GiftCatalog`; inner capitals are kept (`GiftCard`)."""
+    text = "".join(word[0].upper() + word[1:] for word in _words(name)) or "X"
+    return f"N{text}" if text[0].isdigit() else text
+
+
+def parameter(name: str) -> str:
+    """A keyword-argument name for a URI-template variable or prompt argument."""
+    text = snake(name)
+    return f"{text}_" if text in _TAKEN_PARAMETERS else text
+
+
+def package(server_name: str) -> str:
+    return snake(server_name)
+
+
+def client_class(server_name: str) -> str:
+    return f"{pascal(server_name)}Client"
+
+
+def tool_method(tool_name: str) -> str:
+    return snake(tool_name)
+
+
+def resource_method(resource_name: str) -> str:
+    return f"read_{snake(resource_name)}"
+
+
+def prompt_method(prompt_name: str) -> str:
+    return f"get_{snake(prompt_name)}"
+
+
+def tool_input_model(tool_name: str) -> str:
+    return f"{pascal(tool_name)}Input"
+
+
+def tool_output_model(tool_name: str) -> str:
+    return f"{pascal(tool_name)}Output"
+
+
+def resource_content_model(resource_name: str) -> str:
+    return f"{pascal(resource_name)}Content"
+
+
+def prompt_arguments_model(prompt_name: str) -> str:
+    return f"{pascal(prompt_name)}Arguments"
+
+
+def definition_model(definition_name: str) -> str:
+    return pascal(definition_name)

@@ -1,0 +1,1 @@
+"""Renderers: the resolved API -> the text of every generated file, in memory."""

@@ -1,0 +1,88 @@
+"""What the rendered models module defines, read back from its source.
+
+The client's keyword arguments and the handlers' return types mirror the models
+exactly as the model generator wrote them, so they are read from its output rather
+than predicted.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    annotation: str  # the value type, without Annotated[...] metadata
+    required: bool
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    fields: tuple[Field, ...]
+    root: str | None  # for RootModel[X]: X
+
+    @property
+    def public_type(self) -> str:
+        """The type a handler returns and a client gets: the root value, or the model."""
+        return self.root or self.name
+
+
+@dataclass(frozen=True)
+class ModelIndex:
+    models: dict[str, ModelInfo]
+    defined: frozenset[str]  # every top-level name in the module
+    imported: dict[str, str]  # name -> module, for names the module imports
+
+    def names_in(self, annotation: str) -> set[str]:
+        """The top-level names an annotation uses."""
+        return {node.id for node in ast.walk(ast.parse(annotation, mode="eval")) if isinstance(node, ast.Name)}
+
+
+def _value_type(annotation: ast.expr) -> ast.expr:
+    if (
+        isinstance(annotation, ast.Subscript)
+        and isinstance(annotation.value, ast.Name)
+        and annotation.value.id == "Annotated"
+    ):
+        assert isinstance(annotation.slice, ast.Tuple)
+        return annotation.slice.elts[0]
+    return annotation
+
+
+def _root_type(node: ast.ClassDef) -> str | None:
+    for base in node.bases:
+        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == "RootModel":
+            return ast.unparse(base.slice)
+    return None
+
+
+def index_models(source: str) -> ModelIndex:
+    tree = ast.parse(source)
+    models: dict[str, ModelInfo] = {}
+    defined: set[str] = set()
+    imported: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                imported[alias.asname or alias.name] = node.module
+        elif isinstance(node, ast.ClassDef):
+            defined.add(node.name)
+            fields = tuple(
+                Field(
+                    statement.target.id,
+                    ast.unparse(_value_type(statement.annotation)),
+                    statement.value is None,
+                )
+                for statement in node.body
+                if isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and statement.target.id not in ("model_config", "root")
+            )
+            models[node.name] = ModelInfo(node.name, fields, _root_type(node))
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined.update(target.id for target in targets if isinstance(target, ast.Name))
+    return ModelIndex(models, frozenset(defined), imported)

@@ -1,0 +1,50 @@
+"""The Jinja2 environment for generated Python and Markdown, and black with fixed settings."""
+
+from __future__ import annotations
+
+import functools
+from importlib.resources import files
+from typing import Any
+
+import black
+import jinja2
+
+from mcpgen import __version__
+
+# Fixed, so that no configuration of the user's can change the output.
+BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=88)
+
+
+def format_python(source: str) -> str:
+    return black.format_str(source, mode=BLACK_MODE)
+
+
+def python_literal(value: Any) -> str:
+    """JSON data as a Python literal; spec strings reach generated code only this way."""
+    return repr(value)
+
+
+def docstring(text: str | None) -> str:
+    """Text made safe to sit inside a triple-quoted docstring."""
+    return (text or "").replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip()
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(files("mcpgen.templates"))),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+        extensions=["jinja2.ext.do"],
+    )
+    env.filters["py"] = python_literal
+    env.filters["docstring"] = docstring
+    env.globals["version"] = __version__
+    return env
+
+
+def render_template(name: str, **context: Any) -> str:
+    return environment().get_template(name).render(**context)

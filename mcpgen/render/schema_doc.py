@@ -1,0 +1,88 @@
+"""schema.json (the exact list payloads the server serves) and SCHEMA.md (the same, for people)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from mcpgen import __version__
+from mcpgen.ir import Api
+from mcpgen.render.python import render_template
+
+if TYPE_CHECKING:
+    from mcpgen.render.package import PythonView
+
+
+def schema_document(api: Api) -> dict[str, Any]:
+    return {
+        "generator": f"mcpgen {__version__}",
+        "serverInfo": api.server_info,
+        "instructions": api.instructions,
+        "capabilities": api.capabilities,
+        "tools/list": {"tools": [tool.wire for tool in api.tools]},
+        "resources/list": {"resources": [resource.wire for resource in api.static_resources]},
+        "resources/templates/list": {"resourceTemplates": [resource.wire for resource in api.resource_templates]},
+        "prompts/list": {"prompts": [prompt.wire for prompt in api.prompts]},
+    }
+
+
+def render_schema_json(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments for an example call: required properties, from examples, defaults or enums."""
+    example: dict[str, Any] = {}
+    properties = schema.get("properties") or {}
+    defs = schema.get("$defs") or {}
+    for name in schema.get("required") or []:
+        prop = properties.get(name) or {}
+        ref = prop.get("$ref", "")
+        if ref.startswith("#/$defs/"):
+            prop = defs.get(ref.split("/")[-1], prop)
+        if "examples" in prop and prop["examples"]:
+            example[name] = prop["examples"][0]
+        elif "default" in prop:
+            example[name] = prop["default"]
+        elif prop.get("enum"):
+            example[name] = prop["enum"][0]
+        elif "const" in prop:
+            example[name] = prop["const"]
+        else:
+            example[name] = {
+                "string": "...",
+                "integer": 1,
+                "number": 10,
+                "boolean": True,
+                "array": [],
+                "object": {},
+            }.get(prop.get("type"), None)
+    return example
+
+
+def _type_of(prop: dict[str, Any]) -> str:
+    if "$ref" in prop:
+        return prop["$ref"].split("/")[-1]
+    if "enum" in prop:
+        return " \\| ".join(json.dumps(value) for value in prop["enum"])
+    kind = prop.get("type", "any")
+    if kind == "array":
+        return f"array of {_type_of(prop.get('items') or {})}"
+    return " \\| ".join(kind) if isinstance(kind, list) else str(kind)
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ") if text is not None else ""
+
+
+def render_schema_markdown(api: Api, document: dict[str, Any], view: PythonView) -> str:
+    return render_template(
+        "SCHEMA.md.jinja",
+        api=api,
+        view=view,
+        document=document,
+        example_arguments=_example_arguments,
+        type_of=_type_of,
+        cell=_cell,
+        to_json=lambda value: json.dumps(value, indent=2, ensure_ascii=False),
+    )

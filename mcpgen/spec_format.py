@@ -1,0 +1,158 @@
+"""The JSON Schema of the spec format itself.
+
+One source of truth for three jobs: `mcpgen schema` prints it for editors
+(`# yaml-language-server: $schema=...`), the checker validates every spec against it,
+and the README's reference describes it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpgen import FORMAT_VERSION
+
+NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+
+_META = {"type": "object", "description": "Served as is in `_meta` (e.g. `openai/outputTemplate`)."}
+_ICONS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "src": {"type": "string"},
+            "mimeType": {"type": "string"},
+            "sizes": {"type": "array", "items": {"type": "string"}},
+            "theme": {"enum": ["light", "dark"]},
+        },
+        "required": ["src"],
+        "additionalProperties": False,
+    },
+}
+_SCHEMA = {"type": "object", "description": "A JSON Schema (2020-12)."}
+_TEXT = {"type": "string"}
+
+_TOOL = {
+    "type": "object",
+    "properties": {
+        "title": _TEXT,
+        "description": _TEXT,
+        "annotations": {
+            "type": "object",
+            "properties": {
+                "title": _TEXT,
+                "readOnlyHint": {"type": "boolean"},
+                "destructiveHint": {"type": "boolean"},
+                "idempotentHint": {"type": "boolean"},
+                "openWorldHint": {"type": "boolean"},
+            },
+            "additionalProperties": False,
+        },
+        "inputSchema": _SCHEMA,
+        "outputSchema": _SCHEMA,
+        "icons": _ICONS,
+        "_meta": _META,
+    },
+    "required": ["inputSchema"],
+    "additionalProperties": False,
+}
+
+_RESOURCE_ANNOTATIONS = {
+    "type": "object",
+    "properties": {
+        "audience": {"type": "array", "items": {"enum": ["user", "assistant"]}},
+        "priority": {"type": "number", "minimum": 0, "maximum": 1},
+        "lastModified": _TEXT,
+    },
+    "additionalProperties": False,
+}
+
+_RESOURCE = {
+    "type": "object",
+    "properties": {
+        "uri": _TEXT,
+        "uriTemplate": _TEXT,
+        "title": _TEXT,
+        "description": _TEXT,
+        "mimeType": _TEXT,
+        "size": {"type": "integer", "minimum": 0},
+        "annotations": _RESOURCE_ANNOTATIONS,
+        "icons": _ICONS,
+        "_meta": _META,
+        "schema": _SCHEMA,
+    },
+    "oneOf": [{"required": ["uri"]}, {"required": ["uriTemplate"]}],
+    "additionalProperties": False,
+}
+
+_PROMPT = {
+    "type": "object",
+    "properties": {
+        "title": _TEXT,
+        "description": _TEXT,
+        "arguments": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": _TEXT,
+                    "title": _TEXT,
+                    "description": _TEXT,
+                    "required": {"type": "boolean"},
+                },
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+        },
+        "messages": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"role": {"enum": ["user", "assistant"]}, "text": _TEXT},
+                "required": ["role", "text"],
+                "additionalProperties": False,
+            },
+        },
+        "icons": _ICONS,
+        "_meta": _META,
+    },
+    "additionalProperties": False,
+}
+
+
+def spec_format_schema() -> dict[str, Any]:
+    """The JSON Schema that every mcpgen spec file satisfies."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://mcpgen.dev/schema/spec-v1.json",
+        "title": "mcpgen spec",
+        "type": "object",
+        "properties": {
+            "mcpgen": {"const": FORMAT_VERSION, "description": "The spec format version."},
+            "output": {
+                "type": "string",
+                "description": "Where `build` writes the package, relative to this file (default: beside it).",
+            },
+            "server": {
+                "type": "object",
+                "properties": {
+                    "name": _TEXT,
+                    "version": _TEXT,
+                    "title": _TEXT,
+                    "description": _TEXT,
+                    "instructions": _TEXT,
+                    "websiteUrl": _TEXT,
+                    "icons": _ICONS,
+                    "package": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"},
+                    "invalidArguments": {"enum": ["tool_error", "protocol_error"]},
+                },
+                "required": ["name", "version"],
+                "additionalProperties": False,
+            },
+            "definitions": {"type": "object", "additionalProperties": _SCHEMA},
+            "tools": {"type": "object", "additionalProperties": _TOOL},
+            "resources": {"type": "object", "additionalProperties": _RESOURCE},
+            "prompts": {"type": "object", "additionalProperties": _PROMPT},
+        },
+        "required": ["mcpgen", "server"],
+        "additionalProperties": False,
+    }

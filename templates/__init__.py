@@ -1,0 +1,1 @@
+# Jinja2 templates for generated packages; installed as mcpgen.templates.
