@@ -87,6 +87,11 @@ class Context:
             await self.request.session.send_log_message(level, data, logger_name)
 
 
+def present(**values: Any) -> dict[str, Any]:
+    """Keyword arguments that were given: a None means "leave it out" (the server's default applies)."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
 def to_json(value: Any) -> Any:
     """The JSON form of a handler's value: models by alias, unset optional fields left out."""
     if isinstance(value, BaseModel):
@@ -168,7 +173,7 @@ class _Tools:
         binding = self.bindings.get(name)
         return binding.tool.input_schema if binding else None
 
-    async def list(
+    async def list_tools(
         self,
         ctx: ServerRequestContext[Any, Any],
         params: types.PaginatedRequestParams | None,
@@ -188,7 +193,7 @@ class _Tools:
             )
         return error_result(message)
 
-    async def call(
+    async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         binding = self.bindings.get(params.name)
@@ -319,13 +324,14 @@ class _Resources:
             (UriTemplate.parse(binding.template.uri_template), binding)
             for binding in templates
         ]
+        bindings: list[ResourceBinding | TemplateBinding] = [*static, *templates]
         self.validators = {
             id(binding): Draft202012Validator(binding.content_schema)
-            for binding in [*static, *templates]
+            for binding in bindings
             if binding.content_schema is not None
         }
 
-    async def list(
+    async def list_resources(
         self,
         ctx: ServerRequestContext[Any, Any],
         params: types.PaginatedRequestParams | None,
@@ -341,7 +347,7 @@ class _Resources:
         _reject_cursor(params)
         return self.template_listing
 
-    async def read(
+    async def read_resource(
         self,
         ctx: ServerRequestContext[Any, Any],
         params: types.ReadResourceRequestParams,
@@ -425,7 +431,7 @@ class _Prompts:
         )
         self.bindings = {binding.prompt.name: binding for binding in bindings}
 
-    async def list(
+    async def list_prompts(
         self,
         ctx: ServerRequestContext[Any, Any],
         params: types.PaginatedRequestParams | None,
@@ -433,7 +439,7 @@ class _Prompts:
         _reject_cursor(params)
         return self.listing
 
-    async def get(
+    async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         binding = self.bindings.get(params.name)
@@ -500,21 +506,22 @@ def build_server(
     if tools:
         tool_table = _Tools(tools, invalid_arguments)
         handlers.update(
-            on_list_tools=tool_table.list,
-            on_call_tool=tool_table.call,
+            on_list_tools=tool_table.list_tools,
+            on_call_tool=tool_table.call_tool,
             get_tool_input_schema=tool_table.input_schema,
         )
     if resources or templates:
         resource_table = _Resources(resources, templates)
         handlers.update(
-            on_list_resources=resource_table.list,
+            on_list_resources=resource_table.list_resources,
             on_list_resource_templates=resource_table.list_templates,
-            on_read_resource=resource_table.read,
+            on_read_resource=resource_table.read_resource,
         )
     if prompts:
         prompt_table = _Prompts(prompts)
         handlers.update(
-            on_list_prompts=prompt_table.list, on_get_prompt=prompt_table.get
+            on_list_prompts=prompt_table.list_prompts,
+            on_get_prompt=prompt_table.get_prompt,
         )
     return Server(
         info.name,
@@ -571,8 +578,8 @@ def serve(server: Server[Any], argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--log-level",
-        default="INFO",
-        help="server log level, on stderr (default: INFO)",
+        default="WARNING",
+        help="server log level, on stderr (default: WARNING)",
     )
     options = parser.parse_args(argv)
     # Logs go to stderr: on stdio, stdout carries the protocol.

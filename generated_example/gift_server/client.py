@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters
 from mcp.server.lowlevel import Server
 from mcp.shared.uri_template import UriTemplate
 
-from ._runtime import resource_value, structured_result, to_json, tool_content
+from ._runtime import present, resource_value, structured_result, to_json, tool_content
 from .models import (
     Gift,
     GiftCatalogContent,
@@ -91,8 +91,8 @@ class GiftServerClient:
         recipient: str | None = None,
     ) -> SuggestGiftsOutput:
         """Call tool `suggest_gifts`: Suggests gift ideas for a given occasion and budget."""
-        arguments = SuggestGiftsInput(
-            occasion=occasion, budget=budget, recipient=recipient
+        arguments = SuggestGiftsInput.model_validate(
+            present(occasion=occasion, budget=budget, recipient=recipient)
         )
         result = await self.client.call_tool("suggest_gifts", to_json(arguments))
         value = structured_result("suggest_gifts", result, wrapped=False)
@@ -102,7 +102,9 @@ class GiftServerClient:
         self, *, budget: float, count: int | None = None
     ) -> list[float]:
         """Call tool `suggest_gift_cards`: Suggests gift card amounts that fit a budget."""
-        arguments = SuggestGiftCardsInput(budget=budget, count=count)
+        arguments = SuggestGiftCardsInput.model_validate(
+            present(budget=budget, count=count)
+        )
         result = await self.client.call_tool("suggest_gift_cards", to_json(arguments))
         value = structured_result("suggest_gift_cards", result, wrapped=True)
         return SuggestGiftCardsOutput.model_validate(value).root
@@ -132,16 +134,10 @@ class GiftServerClient:
         self, *, occasion: str, tone: str | None = None
     ) -> types.GetPromptResult:
         """Get prompt `gift_congrats_style`: Writes a greeting to go with a gift."""
-        arguments = {"occasion": occasion, "tone": tone}
-        return await self.client.get_prompt(
-            "gift_congrats_style",
-            {name: value for name, value in arguments.items() if value is not None},
-        )
+        arguments = present(**{"occasion": occasion, "tone": tone})
+        return await self.client.get_prompt("gift_congrats_style", arguments)
 
     async def get_gift_thank_you(self, *, gift: str) -> types.GetPromptResult:
         """Get prompt `gift_thank_you`: A thank-you note for a gift received, written by the server's own logic."""
-        arguments = {"gift": gift}
-        return await self.client.get_prompt(
-            "gift_thank_you",
-            {name: value for name, value in arguments.items() if value is not None},
-        )
+        arguments = present(**{"gift": gift})
+        return await self.client.get_prompt("gift_thank_you", arguments)
