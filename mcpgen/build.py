@@ -40,4 +40,4 @@ def build(spec_path: Path, output: Path | None = None) -> Build:
         raise SpecError([Diagnostic(str(spec_path), Position(1, 1), message)]) from None
     files = {name: text.encode("utf-8") for name, text in rendered.items()}
     directory = Path(os.path.normpath(spec.output / api.package))
-    return Build(api, directory, files, manifest_text(api.spec_relative, api.spec_sha256, files))
+    return Build(api, directory, files, manifest_text(api.spec_name, api.spec_sha256, files))

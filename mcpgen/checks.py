@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -73,9 +74,20 @@ def _structure_diagnostic(error: ValidationError, source: SourceMap) -> Iterator
         yield source.error(path, f"{where}: {error.message}", at_value=True)
 
 
+def _non_finite(data: Any, path: JsonPath, source: SourceMap) -> Iterator[Diagnostic]:
+    if isinstance(data, float) and not math.isfinite(data):
+        yield source.error(path, f"{_label(path)} is {data}, which JSON cannot carry", "use a finite number", at_value=True)
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield from _non_finite(value, path + (key,), source)
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _non_finite(value, path + (index,), source)
+
+
 def check_structure(data: Any, source: SourceMap) -> list[Diagnostic]:
     """Unknown keys, wrong value types and missing keys, against the spec format's schema."""
-    problems: list[Diagnostic] = []
+    problems = list(_non_finite(data, (), source))
     for error in _FORMAT_VALIDATOR.iter_errors(data):
         problems.extend(_structure_diagnostic(error, source))
     return problems

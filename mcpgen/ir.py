@@ -86,8 +86,8 @@ class PromptIR:
 
 @dataclass(frozen=True)
 class Api:
-    spec_name: str  # the spec file's name, for headers
-    spec_relative: str  # the spec's path relative to the package directory (POSIX)
+    # Only the spec's file name is recorded, never a path: output must not depend on where it is built.
+    spec_name: str
     spec_sha256: str
     package: str
     client_class: str

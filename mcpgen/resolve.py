@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import os
-from pathlib import Path
 from typing import Any
 
 from mcpgen import naming
@@ -194,11 +192,10 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
         capabilities["tools"] = {"listChanged": False}
 
     server = spec.server
-    package_dir = Path(os.path.abspath(spec.output)) / package
     return Api(
         spec_name=spec.file.name,
-        spec_relative=Path(os.path.relpath(os.path.abspath(spec.file), package_dir)).as_posix(),
-        spec_sha256=hashlib.sha256(spec_text).hexdigest(),
+        # Line endings are normalised so that a checkout with CRLFs records the same hash.
+        spec_sha256=hashlib.sha256(spec_text.replace(b"\r\n", b"\n")).hexdigest(),
         package=package,
         client_class=naming.client_class(server.name),
         invalid_arguments=server.invalid_arguments,

@@ -48,12 +48,12 @@ class Plan:
         return not self.changed and not self.removed and not self.conflicts
 
 
-def manifest_text(spec_relative: str, spec_hash: str, files: dict[str, bytes]) -> bytes:
+def manifest_text(spec_name: str, spec_hash: str, files: dict[str, bytes]) -> bytes:
     document = {
         "generator": "mcpgen",
         "version": __version__,
         "format": FORMAT_VERSION,
-        "spec": {"path": spec_relative, "sha256": spec_hash},
+        "spec": {"name": spec_name, "sha256": spec_hash},
         "files": {name: sha256(data) for name, data in sorted(files.items())},
     }
     return (json.dumps(document, indent=2) + "\n").encode()
