@@ -1,0 +1,67 @@
+"""The command line: build, check, validate, schema, and their exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import GIFT_SPEC, MINIMAL, ROOT, write_spec
+
+from mcpgen.cli import main
+from mcpgen.spec_format import spec_format_schema
+
+
+def test_check_passes_on_the_committed_example(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["check", str(GIFT_SPEC)]) == 0
+    assert "up to date" in capsys.readouterr().out
+
+
+def test_check_writes_nothing_and_shows_a_diff_when_stale(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    spec = write_spec(tmp_path, MINIMAL)
+    assert main(["check", str(spec)]) == 1  # never built
+    assert not (tmp_path / "demo").exists()
+    assert main(["build", str(spec)]) == 0
+    assert main(["check", str(spec)]) == 0
+    write_spec(tmp_path, MINIMAL.replace("echo:", "echo:\n    description: Says it back."))
+    capsys.readouterr()
+    before = (tmp_path / "demo" / "server.py").read_text()
+    assert main(["check", str(spec)]) == 1
+    out = capsys.readouterr().out
+    assert "+            \"description\": \"Says it back.\"," in out
+    assert (tmp_path / "demo" / "server.py").read_text() == before
+
+
+def test_check_detects_a_hand_edit(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, MINIMAL)
+    assert main(["build", str(spec)]) == 0
+    with open(tmp_path / "demo" / "models.py", "a") as handle:
+        handle.write("# edited\n")
+    assert main(["check", str(spec)]) == 1
+
+
+def test_output_option_overrides_the_spec(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, MINIMAL)
+    assert main(["build", str(spec), "-o", str(tmp_path / "elsewhere")]) == 0
+    assert (tmp_path / "elsewhere" / "demo" / "server.py").exists()
+
+
+def test_schema_prints_the_spec_format_and_the_committed_copy_is_current(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["schema"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == spec_format_schema()
+    assert json.loads((ROOT / "mcpgen-spec.schema.json").read_text()) == printed
+
+
+def test_usage_errors_exit_2() -> None:
+    assert main([]) == 2
+    assert main(["frobnicate"]) == 2
+    assert main(["build"]) == 2
+
+
+def test_the_installed_command_runs() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mcpgen", "validate", str(GIFT_SPEC)], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and result.stdout.strip().endswith("ok")
