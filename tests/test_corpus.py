@@ -1,0 +1,99 @@
+"""Real servers' contracts, written by other people, survive mcpgen unchanged.
+
+Each captured `*/list` answer in shared/corpus becomes a spec; the generated server must
+build, type-check, and serve the very same payloads back to a real client in both eras.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import yaml
+from helpers import ROOT
+
+from mcpgen.build import build
+from mcpgen.writer import apply
+
+# A copy of shared/corpus: real servers' captured list answers (see its README).
+CORPUS = ROOT / "tests" / "corpus"
+SERVERS = sorted(path.stem for path in CORPUS.glob("*.json"))
+
+# `execution` (task support) is not part of spec format 1; mcpgen servers do not run tasks.
+UNSUPPORTED_TOOL_KEYS = {"execution"}
+
+
+def _spec(capture: dict[str, Any], package: str) -> dict[str, Any]:
+    def entries(items: list[dict[str, Any]], drop: set[str] = set()) -> dict[str, Any]:
+        return {item["name"]: {k: v for k, v in item.items() if k != "name" and k not in drop} for item in items}
+
+    spec: dict[str, Any] = {
+        "mcpgen": 1,
+        "server": {**capture["serverInfo"], "package": package},
+        "tools": entries(capture.get("tools", []), UNSUPPORTED_TOOL_KEYS),
+    }
+    resources = capture.get("resources", []) + capture.get("resourceTemplates", [])
+    if resources:
+        spec["resources"] = entries(resources)
+    if capture.get("prompts"):
+        spec["prompts"] = entries(capture["prompts"])
+    return spec
+
+
+def _implementation(handlers: type) -> Any:
+    """A Handlers subclass whose every method exists; listing never calls them."""
+
+    async def unused(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    methods = {name: unused for name in handlers.__abstractmethods__}  # type: ignore[attr-defined]
+    return type("CorpusHandlers", (handlers,), methods)()
+
+
+async def _listings(server: Any, mode: str) -> dict[str, list[dict[str, Any]]]:
+    from mcp import Client
+
+    def dump(items: list[Any]) -> list[dict[str, Any]]:
+        return [item.model_dump(by_alias=True, exclude_none=True, mode="json") for item in items]
+
+    async with Client(server, mode=mode) as client:
+        return {
+            "tools": dump((await client.list_tools()).tools),
+            "resources": dump((await client.list_resources()).resources) if client.server_capabilities.resources else [],
+            "resourceTemplates": dump((await client.list_resource_templates()).resource_templates)
+            if client.server_capabilities.resources
+            else [],
+            "prompts": dump((await client.list_prompts()).prompts) if client.server_capabilities.prompts else [],
+        }
+
+
+@pytest.mark.parametrize("name", SERVERS)
+def test_corpus_server_round_trips(name: str, tmp_path: Path) -> None:
+    capture = json.loads((CORPUS / f"{name}.json").read_text())
+    package = f"corpus_{name}"
+    spec_path = tmp_path / f"{name}.yaml"
+    spec_path.write_text(yaml.safe_dump(_spec(capture, package), sort_keys=False, allow_unicode=True))
+    result = build(spec_path, tmp_path / "out")
+    apply(result.plan())
+
+    sys.path.insert(0, str(tmp_path / "out"))
+    try:
+        generated = importlib.import_module(package)
+        server = generated.create_server(_implementation(generated.Handlers))
+        for mode in ("auto", "legacy"):
+            served = anyio.run(_listings, server, mode)
+            assert len(served["tools"]) == len(capture["tools"]) > 0
+            for key in ("tools", "resources", "resourceTemplates", "prompts"):
+                expected = capture.get(key, [])
+                if key == "tools":
+                    expected = [{k: v for k, v in t.items() if k not in UNSUPPORTED_TOOL_KEYS} for t in expected]
+                assert served[key] == expected, f"{name} {key} in {mode} mode"
+    finally:
+        sys.path.remove(str(tmp_path / "out"))
+        for module in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[module]
