@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 import math
 import re
 from collections.abc import Iterator
@@ -12,10 +13,10 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from jsonschema.validators import validator_for
 
-from mcpgen import naming
+from mcpgen import FORMAT_VERSION, naming
 from mcpgen.diagnostics import Diagnostic, did_you_mean
 from mcpgen.prompt_templates import PromptTemplateError, placeholders
-from mcpgen.schemas import DEFINITIONS_PREFIX, LOCAL_PREFIX, iter_refs, ref_target
+from mcpgen.schemas import DEFINITIONS_PREFIX, LOCAL_PREFIX, iter_refs, iter_subschemas, ref_target, resolve_pointer
 from mcpgen.source import JsonPath, SourceMap
 from mcpgen.spec import Spec
 from mcpgen.spec_format import NAME_PATTERN, spec_format_schema
@@ -23,7 +24,7 @@ from mcpgen.uri_templates import UriTemplateError, template_variables
 
 JSON_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 _FORMAT_VALIDATOR = Draft202012Validator(spec_format_schema())
-_NAME = re.compile(NAME_PATTERN)
+_NAME = re.compile(NAME_PATTERN.strip("^$"))
 _TYPE_NAMES = {
     dict: "a mapping",
     list: "a list",
@@ -64,10 +65,19 @@ def _structure_diagnostic(error: ValidationError, source: SourceMap) -> Iterator
         missing = str(error.message).split("'")[1]
         yield source.error(path, f"{where} is missing the required key '{missing}'")
     elif error.validator == "oneOf" and path[:1] == ("resources",):
+        if not isinstance(error.instance, dict):
+            return  # its type is reported on its own
         yield source.error(path, f"{where} needs exactly one of 'uri' or 'uriTemplate'")
+    elif path == ("mcpgen",):
+        yield source.error(
+            path,
+            f"unsupported spec format version {error.instance!r}; this mcpgen reads version {FORMAT_VERSION}",
+            f"write `mcpgen: {FORMAT_VERSION}`",
+            at_value=True,
+        )
     elif error.validator in ("enum", "const"):
         allowed = error.validator_value if error.validator == "enum" else [error.validator_value]
-        hint = did_you_mean(str(error.instance), [str(value) for value in allowed])
+        hint = did_you_mean(str(error.instance), [str(value) for value in allowed if value != error.instance])
         choices = ", ".join(repr(value) for value in allowed)
         yield source.error(path, f"{where} is {error.instance!r}; expected one of {choices}", hint, at_value=True)
     else:
@@ -93,35 +103,31 @@ def check_structure(data: Any, source: SourceMap) -> list[Diagnostic]:
     return problems
 
 
-def _type_typos(schema: Any, path: JsonPath, source: SourceMap) -> Iterator[tuple[JsonPath, Diagnostic]]:
+def _type_typos(schema: Any, path: JsonPath, source: SourceMap) -> list[tuple[JsonPath, Diagnostic]]:
     """Misspelt `type` names get a dedicated message with a suggestion."""
-    if isinstance(schema, dict):
-        for key, value in schema.items():
-            if key == "type":
-                for index, name in enumerate(value if isinstance(value, list) else [value]):
-                    if isinstance(name, str) and name not in JSON_TYPES:
-                        at = path + ("type",) + ((index,) if isinstance(value, list) else ())
-                        hint = did_you_mean(name, JSON_TYPES) or f"the types are {', '.join(JSON_TYPES)}"
-                        message = f"'{name}' is not a JSON Schema type"
-                        yield path + ("type",), source.error(at, message, hint, at_value=True)
-            elif key not in ("const", "enum", "default", "examples", "_meta"):
-                yield from _type_typos(value, path + (key,), source)
-    elif isinstance(schema, list):
-        for index, item in enumerate(schema):
-            yield from _type_typos(item, path + (index,), source)
+    typos = []
+    for at, subschema in iter_subschemas(schema, path):
+        value = subschema.get("type")
+        for index, name in enumerate(value if isinstance(value, list) else [value]):
+            if isinstance(name, str) and name not in JSON_TYPES:
+                where = at + ("type",) + ((index,) if isinstance(value, list) else ())
+                hint = did_you_mean(name, JSON_TYPES) or f"the types are {', '.join(JSON_TYPES)}"
+                typos.append((where, source.error(where, f"'{name}' is not a JSON Schema type", hint, at_value=True)))
+    return typos
 
 
 def check_schema(schema: dict[str, Any], path: JsonPath, source: SourceMap) -> list[Diagnostic]:
     """A JSON Schema must be valid under its dialect's metaschema (2020-12 unless `$schema` says)."""
-    typos = dict(_type_typos(schema, path, source))
-    problems = list(typos.values())
+    typos = _type_typos(schema, path, source)
+    problems = [diagnostic for _, diagnostic in typos]
     try:
         cls = validator_for(schema, default=Draft202012Validator)
     except jsonschema.exceptions.SchemaError:
         cls = Draft202012Validator
     for error in cls(cls.META_SCHEMA).iter_errors(schema):
         at = path + tuple(error.absolute_path)
-        if at in typos or at[:-1] in typos:
+        # A misspelt type is already reported, better; skip the metaschema's view of it.
+        if any(typo[: len(at)] == at or at[: len(typo)] == typo for typo, _ in typos):
             continue
         problems.append(source.error(at, f"invalid JSON Schema at {_label(at)}: {error.message}", at_value=True))
     return problems
@@ -137,11 +143,14 @@ def _check_refs(schema: dict[str, Any], path: JsonPath, spec: Spec) -> Iterator[
             if shared not in spec.definitions:
                 hint = did_you_mean(shared, spec.definitions) or "declare it under the top-level 'definitions'"
                 yield spec.source.error(at, f"$ref '{ref}' names a missing definition '{shared}'", hint, at_value=True)
-        elif own is not None:
-            if own not in local:
-                hint = did_you_mean(own, local) or f"to use a shared definition write '{DEFINITIONS_PREFIX}{own}'"
-                yield spec.source.error(at, f"$ref '{ref}' names a missing $defs entry '{own}'", hint, at_value=True)
-        elif ref != "#" and not ref.startswith("#/"):
+            elif not resolve_pointer({"definitions": spec.definitions}, ref[1:]):
+                yield spec.source.error(at, f"$ref '{ref}' points to nothing inside '{shared}'", at_value=True)
+        elif own is not None and own not in local:
+            hint = did_you_mean(own, local) or f"to use a shared definition write '{DEFINITIONS_PREFIX}{own}'"
+            yield spec.source.error(at, f"$ref '{ref}' names a missing $defs entry '{own}'", hint, at_value=True)
+        elif ref.startswith("#") and not resolve_pointer(schema, ref[1:]):
+            yield spec.source.error(at, f"$ref '{ref}' points to nothing in this schema", at_value=True)
+        elif not ref.startswith("#"):
             yield spec.source.error(
                 at,
                 f"$ref '{ref}' points outside the spec",
@@ -202,8 +211,15 @@ def check_semantics(spec: Spec) -> list[Diagnostic]:
         problems += check_schema(schema, path, source)
         problems += _check_refs(schema, path, spec)
 
+    package = spec.server.package
+    if package is not None and (not package.isidentifier() or keyword.iskeyword(package)):
+        problems.append(
+            source.error(
+                ("server", "package"), f"{package!r} is not a Python package name", "use e.g. my_server", at_value=True
+            )
+        )
     for tool in spec.tools:
-        if not _NAME.match(tool.name):
+        if not _NAME.fullmatch(tool.name):
             problems.append(
                 source.error(
                     tool.path,
@@ -266,8 +282,20 @@ def check_semantics(spec: Spec) -> list[Diagnostic]:
                     )
                 )
             else:
-                params = [(naming.parameter(variable), resource.path + ("uriTemplate",)) for variable in variables]
-                problems += _unique(params, "parameter", source)
+                seen: dict[str, str] = {}
+                for variable in variables:
+                    parameter = naming.parameter(variable)
+                    if parameter in seen:
+                        problems.append(
+                            source.error(
+                                resource.path + ("uriTemplate",),
+                                f"uriTemplate variables '{seen[parameter]}' and '{variable}' both become "
+                                f"the parameter '{parameter}'",
+                                "rename one of them",
+                                at_value=True,
+                            )
+                        )
+                    seen.setdefault(parameter, variable)
         if resource.schema is not None and not (resource.mime_type or "").split(";")[0].endswith("json"):
             problems.append(
                 source.error(
@@ -308,11 +336,14 @@ def check_semantics(spec: Spec) -> list[Diagnostic]:
         + [(naming.resource_method(resource.name), resource.path) for resource in spec.resources]
         + [(naming.prompt_method(prompt.name), prompt.path) for prompt in spec.prompts]
     )
-    problems += _unique(methods, "method", source)
+    method_clashes = list(_unique(methods, "method", source))
+    problems += method_clashes
     models = [(naming.definition_model(name), ("definitions", name)) for name in spec.definitions]
     models += [(naming.tool_input_model(tool.name), tool.path) for tool in spec.tools]
     models += [(naming.tool_output_model(tool.name), tool.path) for tool in spec.tools if tool.output_schema]
     models += [(naming.resource_content_model(r.name), r.path) for r in spec.resources if r.schema]
     models += [(naming.prompt_arguments_model(p.name), p.path) for p in spec.prompts if p.arguments]
-    problems += _unique(models, "model class", source)
+    # Two tools that clash as methods clash as models too; say it once.
+    reported = {diagnostic.position for diagnostic in method_clashes}
+    problems += [d for d in _unique(models, "model class", source) if d.position not in reported]
     return problems

@@ -17,8 +17,8 @@ def load_spec(path: Path) -> tuple[Spec, bytes]:
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError([Diagnostic(str(path), Position(1, 1), f"cannot read the spec: {exc}")]) from None
-    data, source = load_yaml(text, str(path))
-    problems = check_structure(data, source)
+    data, source, problems = load_yaml(text, str(path))
+    problems += check_structure(data, source)
     spec = build_spec(data, source, path)
     problems += check_semantics(spec)
     if problems:

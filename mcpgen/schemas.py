@@ -11,8 +11,40 @@ from mcpgen.source import JsonPath
 DEFINITIONS_PREFIX = "#/definitions/"
 LOCAL_PREFIX = "#/$defs/"
 
-# Keywords whose values are data, not subschemas: a `$ref` key inside them is not a reference.
-_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples", "_meta"})
+# Where JSON Schema keywords hold subschemas (2020-12, plus draft-07's spellings). Everything
+# else is data or an unknown keyword, and a `$ref` or `type` inside it means nothing.
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_VALUES = (
+    "not",
+    "if",
+    "then",
+    "else",
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+)
+
+
+def _children(schema: dict[str, Any]) -> Iterator[tuple[JsonPath, Any]]:
+    for key in _SCHEMA_MAPS:
+        if isinstance(schema.get(key), dict):
+            for name, value in schema[key].items():
+                yield (key, name), value
+    for key in _SCHEMA_LISTS + _SCHEMA_VALUES:
+        if key not in schema:
+            continue
+        value = schema[key]
+        if isinstance(value, list) and key in _SCHEMA_LISTS + ("items",):  # draft-07 tuple `items`
+            for index, item in enumerate(value):
+                yield (key, index), item
+        elif key in _SCHEMA_VALUES:
+            yield (key,), value
 
 
 def _unescape(token: str) -> str:
@@ -26,33 +58,62 @@ def ref_target(ref: str, prefix: str) -> str | None:
     return _unescape(ref[len(prefix) :].split("/", 1)[0])
 
 
+def iter_subschemas(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
+    """Every (sub)schema object in `schema`, with its path, the root first."""
+    if not isinstance(schema, dict):
+        return
+    yield path, schema
+    for relative, child in _children(schema):
+        yield from iter_subschemas(child, path + relative)
+
+
+def map_subschemas(schema: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """A copy of `schema` with `change` applied to every subschema object, innermost first."""
+    if not isinstance(schema, dict):
+        return copy.deepcopy(schema)
+    result = copy.deepcopy(schema)
+    for (key, *inner), child in _children(schema):
+        if inner:
+            result[key][inner[0]] = map_subschemas(child, change)
+        else:
+            result[key] = map_subschemas(child, change)
+    return change(result)
+
+
 def iter_refs(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, str]]:
-    """Every `$ref` in a schema with its path, skipping data keywords."""
-    if isinstance(schema, dict):
-        for key, value in schema.items():
-            if key == "$ref" and isinstance(value, str):
-                yield path + (key,), value
-            elif key not in _DATA_KEYWORDS:
-                yield from iter_refs(value, path + (key,))
-    elif isinstance(schema, list):
-        for index, item in enumerate(schema):
-            yield from iter_refs(item, path + (index,))
+    """Every `$ref` in a schema, with its path."""
+    for at, subschema in iter_subschemas(schema, path):
+        if isinstance(subschema.get("$ref"), str):
+            yield at + ("$ref",), subschema["$ref"]
 
 
 def rewrite_refs(schema: Any, rewrite: Callable[[str], str]) -> Any:
     """A copy of `schema` with every `$ref` passed through `rewrite`."""
-    if isinstance(schema, dict):
-        return {
-            key: (
-                rewrite(value)
-                if key == "$ref" and isinstance(value, str)
-                else value if key in _DATA_KEYWORDS else rewrite_refs(value, rewrite)
-            )
-            for key, value in schema.items()
-        }
-    if isinstance(schema, list):
-        return [rewrite_refs(item, rewrite) for item in schema]
-    return schema
+
+    def change(subschema: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(subschema.get("$ref"), str):
+            subschema["$ref"] = rewrite(subschema["$ref"])
+        return subschema
+
+    return map_subschemas(schema, change)
+
+
+def resolve_pointer(document: Any, pointer: str) -> bool:
+    """Whether a JSON Pointer ("/a/0/b", "" for the root) names something in `document`."""
+    if pointer == "":
+        return True
+    if not pointer.startswith("/"):
+        return False
+    node = document
+    for token in pointer[1:].split("/"):
+        token = _unescape(token)
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False
+    return True
 
 
 def _to_local(ref: str) -> str:

@@ -121,68 +121,90 @@ def _position(mark: yaml.Mark) -> Position:
     return Position(mark.line + 1, mark.column + 1)
 
 
+_COLLECTION_TAGS = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
+
+# Explicit `!!bool` and `!!null` tags must still spell a value of their type.
+_SPELLINGS = {
+    "tag:yaml.org,2002:bool": re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    "tag:yaml.org,2002:null": re.compile(r"^(?:~|null|Null|NULL|)$"),
+}
+
+# Deeper than any real spec; protects the generator's recursion from hostile input.
+MAX_DEPTH = 128
+
+
 class _Builder:
     def __init__(self, source: SourceMap) -> None:
         self.source = source
         self.problems: list[Diagnostic] = []
         self.nodes = 0
+        self.open: set[int] = set()  # nodes being built: an alias to one of them is a cycle
+
+    def _problem(self, node: yaml.Node, message: str, hint: str | None = None) -> None:
+        self.problems.append(Diagnostic(self.source.file, _position(node.start_mark), message, hint))
 
     def build(self, node: yaml.Node, path: JsonPath) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise SpecError([Diagnostic(self.source.file, _position(node.start_mark), "the document is too large")])
         self.source.values.setdefault(path, _position(node.start_mark))
-        if isinstance(node, yaml.MappingNode):
-            return self._mapping(node, path)
-        if isinstance(node, yaml.SequenceNode):
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node)
+        if len(path) > MAX_DEPTH:
+            self._problem(node, f"the document is nested more than {MAX_DEPTH} levels deep")
+            return None
+        if id(node) in self.open:
+            self._problem(node, "an alias refers to a collection that contains it", "specs must be finite trees")
+            return None
+        if node.tag != _COLLECTION_TAGS.get(type(node)):
+            self._problem(node, f"unsupported YAML tag {node.tag!r}", "specs use plain JSON-compatible values")
+        self.open.add(id(node))
+        try:
+            if isinstance(node, yaml.MappingNode):
+                return self._mapping(node, path)
             return [self.build(item, path + (index,)) for index, item in enumerate(node.value)]
-        return self._scalar(node)
+        finally:
+            self.open.discard(id(node))
 
     def _mapping(self, node: yaml.MappingNode, path: JsonPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = self._scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else None
-            at = _position(key_node.start_mark)
             if not isinstance(key, str):
                 text = key_node.value if isinstance(key_node, yaml.ScalarNode) else "a collection"
-                self.problems.append(
-                    Diagnostic(
-                        self.source.file, at, f"mapping keys must be strings, not {text!r}", "quote the key"
-                    )
-                )
+                self._problem(key_node, f"mapping keys must be strings, not {text!r}", "quote the key")
                 continue
             if key in result:
                 first = self.source.keys[path + (key,)]
-                self.problems.append(
-                    Diagnostic(
-                        self.source.file,
-                        at,
-                        f"duplicate key '{key}' (first defined at line {first.line})",
-                        "each key may appear once; remove or rename one of them",
-                    )
+                self._problem(
+                    key_node,
+                    f"duplicate key '{key}' (first defined at line {first.line})",
+                    "each key may appear once; remove or rename one of them",
                 )
                 continue
-            self.source.keys[path + (key,)] = at
+            self.source.keys[path + (key,)] = _position(key_node.start_mark)
             result[key] = self.build(value_node, path + (key,))
         return result
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
         convert = _SCALARS.get(node.tag)
         if convert is None:
-            self.problems.append(
-                Diagnostic(
-                    self.source.file,
-                    _position(node.start_mark),
-                    f"unsupported YAML tag {node.tag!r}",
-                    "specs use plain JSON-compatible values",
-                )
-            )
+            self._problem(node, f"unsupported YAML tag {node.tag!r}", "specs use plain JSON-compatible values")
             return node.value
-        return convert(node.value)
+        spelling = _SPELLINGS.get(node.tag)
+        try:
+            if spelling is not None and not spelling.match(node.value):
+                raise ValueError
+            return convert(node.value)
+        except ValueError:
+            kind = node.tag.rsplit(":", 1)[-1]
+            self._problem(node, f"{node.value!r} is not a valid {kind}", "remove the tag, or fix the value")
+            return node.value
 
 
-def load_yaml(text: str, file: str) -> tuple[Any, SourceMap]:
-    """Parse one YAML document into JSON-compatible data and its source map."""
+def load_yaml(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
+    """Parse one YAML document into JSON-compatible data, its source map, and the problems
+    found on the way (duplicate keys, odd tags), which do not stop the other checks."""
     source = SourceMap(file)
     loader = _Loader(text)
     try:
@@ -194,12 +216,12 @@ def load_yaml(text: str, file: str) -> tuple[Any, SourceMap]:
         raise SpecError([Diagnostic(file, position, f"invalid YAML: {problem}")]) from None
     except yaml.YAMLError as exc:
         raise SpecError([Diagnostic(file, Position(1, 1), f"invalid YAML: {exc}")]) from None
+    except RecursionError:
+        raise SpecError([Diagnostic(file, Position(1, 1), "the document is nested too deeply")]) from None
     finally:
         loader.dispose()
     if root is None:
         raise SpecError([Diagnostic(file, Position(1, 1), "the spec is empty", "start from `mcpgen init`")])
     builder = _Builder(source)
     data = builder.build(root, ())
-    if builder.problems:
-        raise SpecError(builder.problems)
-    return data, source
+    return data, source, builder.problems

@@ -107,6 +107,10 @@ def _object(value: Json) -> dict[str, Json] | None:
     return value if isinstance(value, dict) else None
 
 
+def _list(value: Json) -> list[Json]:
+    return value if isinstance(value, list) else []
+
+
 def _string(value: Json) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -174,7 +178,7 @@ def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
                         description=_string(argument.get("description")),
                         required=argument.get("required") is True,
                     )
-                    for argument in prompt.get("arguments") or []
+                    for argument in _list(prompt.get("arguments"))
                     if isinstance(argument, dict)
                 ),
                 messages=(

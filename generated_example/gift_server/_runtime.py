@@ -476,7 +476,10 @@ class _Prompts:
                 else None
             )
             try:
-                messages = list(await binding.get(args, Context(ctx)))
+                messages = [
+                    types.PromptMessage.model_validate(m)
+                    for m in await binding.get(args, Context(ctx))
+                ]
             except MCPError:
                 raise
             except Exception:

@@ -1,0 +1,70 @@
+"""A build killed with SIGKILL at any moment leaves the complete old package or the complete new one."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from helpers import GIFT_SPEC
+
+from mcpgen.build import build
+from mcpgen.writer import MANIFEST
+
+TRIALS = 24
+
+
+def _snapshot(package: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(package.iterdir()) if path.is_file()}
+
+
+def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path: Path) -> None:
+    old_spec = tmp_path / "old" / "gift_server.yaml"
+    old_spec.parent.mkdir()
+    shutil.copy(GIFT_SPEC, old_spec)
+    new_spec = tmp_path / "gift_server.yaml"
+    new_spec.write_text(GIFT_SPEC.read_text().replace("Suggests gift ideas", "Proposes gift ideas"))
+    out = tmp_path / "out"
+    old_build, new_build = build(old_spec, out), build(new_spec, out)
+    old = dict(old_build.files, **{MANIFEST: old_build.manifest})
+    new = dict(new_build.files, **{MANIFEST: new_build.manifest})
+    assert old != new
+    command = [sys.executable, "-m", "mcpgen", "build", str(new_spec), "-o", str(out)]
+
+    subprocess.run([*command[:4], str(old_spec), "-o", str(out)], check=True, capture_output=True)
+    (out / "gift_server" / "user_notes.txt").write_text("mine")
+    pristine = tmp_path / "pristine"
+    shutil.copytree(out, pristine)
+
+    def reset() -> None:
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.copytree(pristine, out)
+
+    started = time.monotonic()
+    subprocess.run(command, check=True, capture_output=True)
+    duration = time.monotonic() - started
+
+    outcomes = {"old": 0, "new": 0}
+    rng = random.Random(2026)
+    for _ in range(TRIALS):
+        reset()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Most of a build is start-up and rendering; aim the kills at its last stretch, where it writes.
+        time.sleep(rng.uniform(0.6, 1.3) * duration)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        package = out / "gift_server"
+        files = _snapshot(package)
+        assert files.pop("user_notes.txt") == b"mine"
+        assert files in (old, new), "a killed build left a mix of old and new files"
+        outcomes["old" if files == old else "new"] += 1
+    # Both outcomes were seen, so the kills did land on both sides of the swap.
+    assert outcomes["old"] and outcomes["new"], outcomes
+    # The next build cleans up whatever the killed one left, and completes.
+    subprocess.run(command, check=True, capture_output=True)
+    assert _snapshot(out / "gift_server") == dict(new, **{"user_notes.txt": b"mine"})
+    assert [p.name for p in out.iterdir()] == ["gift_server"]
