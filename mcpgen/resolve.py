@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 from typing import Any
 
 from mcpgen import naming
@@ -11,6 +10,7 @@ from mcpgen.ir import Api, PromptArgumentIR, PromptIR, PromptMessageIR, Resource
 from mcpgen.schemas import DEFINITIONS_PREFIX, LOCAL_PREFIX, bundle, ref_target, rewrite_refs
 from mcpgen.spec import Json, Spec
 from mcpgen.uri_templates import template_variables
+from mcpgen.writer import spec_hash
 
 # Keywords that would change how a model generator resolves refs in the combined document.
 _DOCUMENT_KEYWORDS = ("$schema", "$id")
@@ -174,7 +174,7 @@ def _prompt(prompt: Any, models: dict[str, Json]) -> PromptIR:
 
 def resolve(spec: Spec, spec_text: bytes) -> Api:
     """The IR of a checked spec. `spec_text` is the spec's bytes, recorded by hash."""
-    package = spec.server.package or naming.package(spec.server.name)
+    package = spec.package
     definition_names = {name: naming.definition_model(name) for name in spec.definitions}
     models: dict[str, Json] = {}
     for name, definition in spec.definitions.items():
@@ -195,7 +195,7 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
     return Api(
         spec_name=spec.file.name,
         # Line endings are normalised so that a checkout with CRLFs records the same hash.
-        spec_sha256=hashlib.sha256(spec_text.replace(b"\r\n", b"\n")).hexdigest(),
+        spec_sha256=spec_hash(spec_text),
         package=package,
         client_class=naming.client_class(server.name),
         invalid_arguments=server.invalid_arguments,

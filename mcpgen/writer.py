@@ -23,12 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen import FORMAT_VERSION, __version__
+from mcpgen.generator import generator_fingerprint
 
 MANIFEST = ".mcpgen.json"
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def spec_hash(spec_text: bytes) -> str:
+    # Line endings are normalised, so a checkout with CRLFs records the same hash.
+    return sha256(spec_text.replace(b"\r\n", b"\n"))
 
 
 @dataclass(frozen=True)
@@ -59,20 +65,43 @@ def manifest_text(spec_name: str, spec_hash: str, files: dict[str, bytes]) -> by
         "generator": "mcpgen",
         "version": __version__,
         "format": FORMAT_VERSION,
+        "fingerprint": generator_fingerprint(),
         "spec": {"name": spec_name, "sha256": spec_hash},
         "files": {name: sha256(data) for name, data in sorted(files.items())},
     }
     return (json.dumps(document, indent=2) + "\n").encode()
 
 
-def read_manifest(directory: Path) -> dict[str, str]:
-    """The generated files recorded by the last build, by name -> hash ({} if none)."""
+def _manifest_document(directory: Path) -> dict[str, Any]:
     try:
         document = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-        files = document["files"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         return {}
+    return document if isinstance(document, dict) else {}
+
+
+def read_manifest(directory: Path) -> dict[str, str]:
+    """The generated files recorded by the last build, by name -> hash ({} if none)."""
+    files = _manifest_document(directory).get("files")
     return {str(name): str(digest) for name, digest in files.items()} if isinstance(files, dict) else {}
+
+
+def is_fresh(directory: Path, spec_text: bytes) -> bool:
+    """Whether the package is exactly what this generator made from this spec, untouched since:
+    then a rebuild would change nothing, and need not render at all."""
+    document = _manifest_document(directory)
+    spec = document.get("spec")
+    if (
+        document.get("fingerprint") != generator_fingerprint()
+        or not isinstance(spec, dict)
+        or spec.get("sha256") != spec_hash(spec_text)
+    ):
+        return False
+    recorded = read_manifest(directory)
+    return bool(recorded) and all(
+        (current := _read(directory / name)) is not None and sha256(current) == digest
+        for name, digest in recorded.items()
+    )
 
 
 def unified_diff(name: str, old: bytes, new: bytes) -> str:

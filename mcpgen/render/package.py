@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mcpgen.ir import Api, ResourceIR, ToolIR
+from mcpgen.ir import Api, PromptIR, ResourceIR, ToolIR
 from mcpgen.render.model_index import ModelIndex, index_models
 from mcpgen.render.models import render_models
 from mcpgen.render.python import format_python, render_template
+
+__all__ = ["render_app", "render_package", "render_template"]
 from mcpgen.render.schema_doc import render_schema_json, render_schema_markdown, schema_document
 
 PYTHON_MODULES = ("__init__.py", "_runtime.py", "handlers.py", "server.py", "client.py")
@@ -46,6 +48,18 @@ class PythonView:
     def resource_return(self, resource: ResourceIR) -> str:
         return self.public_type(resource.content_model) if resource.content_model else "ResourceContent"
 
+    def handler_prompts(self) -> list[PromptIR]:
+        """Prompts without message templates, which a handler answers."""
+        return [prompt for prompt in self.api.prompts if prompt.messages is None]
+
+    def handler_annotations(self) -> list[str]:
+        """Every type the Handlers signatures name."""
+        annotations = [tool.input_model for tool in self.api.tools]
+        annotations += [self.handler_return(tool) for tool in self.api.tools]
+        annotations += [self.resource_return(resource) for resource in self.api.resources]
+        annotations += [prompt.arguments_model for prompt in self.handler_prompts() if prompt.arguments_model]
+        return annotations
+
     def parameters(self, model: str | None) -> list[Parameter]:
         """Keyword arguments mirroring a model's fields; optional ones default to None (left out)."""
         if model is None:
@@ -75,10 +89,22 @@ def header(api: Api) -> str:
     return render_template("header.jinja", api=api).rstrip("\n")
 
 
+def _view(api: Api, models: str) -> PythonView:
+    return PythonView(api, index_models(models))
+
+
+def render_app(api: Api) -> str:
+    """The starter implementation `mcpgen init` writes: a stub for every Handlers method."""
+    return format_python(render_template("app.py.jinja", api=api, view=_view(api, _models(api))))
+
+
+def _models(api: Api) -> str:
+    return format_python(render_models(api, header(api)))
+
+
 def render_package(api: Api) -> dict[str, str]:
-    head = header(api)
-    models = format_python(render_models(api, head))
-    view = PythonView(api, index_models(models))
+    models = _models(api)
+    view = _view(api, models)
     files = {"models.py": models}
     for module in PYTHON_MODULES:
         files[module] = format_python(render_template(f"{module}.jinja", api=api, view=view))

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import functools
-from importlib.resources import files
 from typing import Any
 
 import black
 import jinja2
 
 from mcpgen import __version__
+from mcpgen.generator import template_directory
 
 # Fixed, so that no configuration of the user's can change the output.
 BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=88)
@@ -32,7 +32,7 @@ def docstring(text: str | None) -> str:
 @functools.cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(files("mcpgen.templates"))),
+        loader=jinja2.FileSystemLoader(template_directory()),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -46,5 +46,5 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render_template(name: str, **context: Any) -> str:
-    return environment().get_template(name).render(**context)
+def render_template(template: str, **context: Any) -> str:
+    return environment().get_template(template).render(**context)

@@ -1,0 +1,34 @@
+"""What a rebuild asks of the user's code: the Handlers methods it gained or lost."""
+
+from __future__ import annotations
+
+import ast
+
+
+def _methods(source: str | None) -> dict[str, str]:
+    """Handlers' method names -> their signatures, from a handlers.py source."""
+    if not source:
+        return {}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Handlers":
+            return {
+                method.name: f"async def {method.name}({ast.unparse(method.args)}) -> {ast.unparse(method.returns)}"
+                for method in node.body
+                if isinstance(method, ast.AsyncFunctionDef) and method.returns is not None
+            }
+    return {}
+
+
+def handler_changes(old: str | None, new: str) -> tuple[list[str], list[str]]:
+    """(signatures to add, method names to remove) between two versions of handlers.py.
+    A changed signature counts as one to add: the user must update it."""
+    before, after = _methods(old), _methods(new)
+    if not before:
+        return [], []
+    added = [signature for name, signature in after.items() if before.get(name) != signature]
+    removed = [name for name in before if name not in after]
+    return added, removed
