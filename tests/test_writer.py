@@ -56,6 +56,7 @@ def test_rebuild_removes_files_the_spec_no_longer_produces_but_never_user_files(
     manifest["files"]["extra.py"] = sha256(b"# generated\n")
     (package / MANIFEST).write_text(json.dumps(manifest))
     (package / "notes.txt").write_text("mine")
+    write_spec(tmp_path, TWO_TOOLS)
     assert _build(spec) == 0
     assert not (package / "extra.py").exists()
     assert (package / "notes.txt").read_text() == "mine"
