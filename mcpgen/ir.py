@@ -92,6 +92,7 @@ class Api:
     package: str
     client_class: str
     invalid_arguments: Literal["tool_error", "protocol_error"]
+    page_size: int | None
     server_info: dict[str, Json]
     instructions: str | None
     capabilities: dict[str, Json]

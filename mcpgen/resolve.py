@@ -199,6 +199,7 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
         package=package,
         client_class=naming.client_class(server.name),
         invalid_arguments=server.invalid_arguments,
+        page_size=server.page_size,
         server_info=_drop_none(
             {
                 "name": server.name,

@@ -28,6 +28,7 @@ class Server:
     icons: list[Json] | None
     package: str | None
     invalid_arguments: InvalidArguments
+    page_size: int | None
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,7 @@ def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
             icons=server.get("icons") if isinstance(server.get("icons"), list) else None,
             package=_string(server.get("package")),
             invalid_arguments="protocol_error" if server.get("invalidArguments") == "protocol_error" else "tool_error",
+            page_size=server.get("pageSize") if isinstance(server.get("pageSize"), int) else None,
         ),
         definitions=dict(_dicts(root, "definitions")),
         tools=tuple(

@@ -144,6 +144,11 @@ def spec_format_schema() -> dict[str, Any]:
                     "icons": _ICONS,
                     "package": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"},
                     "invalidArguments": {"enum": ["tool_error", "protocol_error"]},
+                    "pageSize": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Items per page of tools/list, resources/list, ... (default: one page).",
+                    },
                 },
                 "required": ["name", "version"],
                 "additionalProperties": False,

@@ -12,6 +12,12 @@ from ._runtime import (
     ToolCallError,
     ToolContent,
     ToolError,
+    ToolResult,
+    audio,
+    embedded_resource,
+    image,
+    resource_link,
+    text,
 )
 from .client import GiftServerClient
 from .handlers import Handlers
@@ -35,6 +41,12 @@ __all__ = [
     "ToolCallError",
     "ToolContent",
     "ToolError",
+    "ToolResult",
+    "audio",
+    "embedded_resource",
+    "image",
+    "resource_link",
+    "text",
     "GiftServerClient",
     "Handlers",
     "create_server",

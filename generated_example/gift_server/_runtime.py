@@ -9,13 +9,15 @@ reads as the spec's tables and nothing else.
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import json
 import logging
 import re
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Generic, Literal, TypeVar, get_args
 
 import anyio
 import mcp_types as types
@@ -32,8 +34,91 @@ logger = logging.getLogger(__package__)
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-ToolContent = str | Sequence[types.ContentBlock]
-"""What a tool without an outputSchema returns: text, or content blocks."""
+ToolContent = str | types.ContentBlock | Sequence[str | types.ContentBlock]
+"""What a tool without an outputSchema returns: text, a content block, or a list of them."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ToolResult(Generic[T]):
+    """A structured result plus content blocks for the model, e.g. an image beside the data.
+
+    The client gets `value` as `structuredContent`, a text block with the same JSON, and then
+    `content`.
+    """
+
+    value: T
+    content: Sequence[str | types.ContentBlock] = ()
+
+
+def text(
+    value: str, *, annotations: types.Annotations | None = None
+) -> types.TextContent:
+    return types.TextContent(text=value, annotations=annotations)
+
+
+def image(
+    data: bytes, mime_type: str, *, annotations: types.Annotations | None = None
+) -> types.ImageContent:
+    """An image content block; `data` is the raw bytes (sent base64-encoded)."""
+    return types.ImageContent(
+        data=_base64(data), mime_type=mime_type, annotations=annotations
+    )
+
+
+def audio(
+    data: bytes, mime_type: str, *, annotations: types.Annotations | None = None
+) -> types.AudioContent:
+    """An audio content block; `data` is the raw bytes (sent base64-encoded)."""
+    return types.AudioContent(
+        data=_base64(data), mime_type=mime_type, annotations=annotations
+    )
+
+
+def resource_link(
+    uri: str,
+    name: str,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+) -> types.ResourceLink:
+    """A link to a resource the client can read later."""
+    return types.ResourceLink(
+        uri=uri,
+        name=name,
+        title=title,
+        description=description,
+        mime_type=mime_type,
+        size=size,
+    )
+
+
+def embedded_resource(
+    uri: str,
+    content: str | bytes,
+    mime_type: str | None = None,
+    *,
+    annotations: types.Annotations | None = None,
+) -> types.EmbeddedResource:
+    """A resource's contents inline: text for `str`, a base64 blob for `bytes`."""
+    contents: types.TextResourceContents | types.BlobResourceContents
+    if isinstance(content, bytes):
+        contents = types.BlobResourceContents(
+            uri=uri, mime_type=mime_type, blob=_base64(content)
+        )
+    else:
+        contents = types.TextResourceContents(
+            uri=uri, mime_type=mime_type, text=content
+        )
+    return types.EmbeddedResource(resource=contents, annotations=annotations)
+
+
+def _base64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
 
 ResourceContent = str | bytes
 """What a resource without a schema returns: text, or bytes (sent base64-encoded)."""
@@ -153,10 +238,13 @@ class PromptBinding:
 
 
 class _Tools:
-    def __init__(self, bindings: Sequence[ToolBinding], invalid_arguments: str) -> None:
-        self.listing = types.ListToolsResult(
-            tools=[binding.tool for binding in bindings]
-        )
+    def __init__(
+        self,
+        bindings: Sequence[ToolBinding],
+        invalid_arguments: str,
+        page_size: int | None,
+    ) -> None:
+        self.pages = Pages([binding.tool for binding in bindings], page_size)
         self.bindings = {binding.tool.name: binding for binding in bindings}
         self.input_validators = {
             name: Draft202012Validator(binding.tool.input_schema)
@@ -178,8 +266,8 @@ class _Tools:
         ctx: ServerRequestContext[Any, Any],
         params: types.PaginatedRequestParams | None,
     ) -> types.ListToolsResult:
-        _reject_cursor(params)
-        return self.listing
+        tools, following = self.pages.page(params)
+        return types.ListToolsResult(tools=tools, next_cursor=following)
 
     def _invalid_arguments(
         self, name: str, violations: list[str]
@@ -222,9 +310,15 @@ class _Tools:
             return error_result(f"Tool '{params.name}' failed with an internal error.")
         if binding.output_model is None:
             return types.CallToolResult(content=_content(value, params.name))
-        return self._structured(binding, value)
+        if isinstance(value, ToolResult):
+            return self._structured(
+                binding, value.value, _content(value.content, params.name)
+            )
+        return self._structured(binding, value, [])
 
-    def _structured(self, binding: ToolBinding, value: Any) -> types.CallToolResult:
+    def _structured(
+        self, binding: ToolBinding, value: Any, extra: list[types.ContentBlock]
+    ) -> types.CallToolResult:
         assert binding.output_model is not None
         name = binding.tool.name
         validator = self.output_validators[name]
@@ -235,9 +329,9 @@ class _Tools:
             f"tool {name!r}",
             wrap=binding.wrapped,
         )
-        text = json.dumps(structured, ensure_ascii=False)
+        serialized = types.TextContent(text=json.dumps(structured, ensure_ascii=False))
         return types.CallToolResult(
-            content=[types.TextContent(text=text)], structured_content=structured
+            content=[serialized, *extra], structured_content=structured
         )
 
 
@@ -279,12 +373,15 @@ _CONTENT_BLOCKS = get_args(types.ContentBlock)
 
 
 def _content(value: Any, tool: str) -> list[types.ContentBlock]:
-    if isinstance(value, str):
-        return [types.TextContent(text=value)]
-    if isinstance(value, Sequence) and all(
-        isinstance(block, _CONTENT_BLOCKS) for block in value
+    """Content blocks from what a tool returned: text, a block, or a sequence of them."""
+    items = [value] if isinstance(value, str | _CONTENT_BLOCKS) else value
+    if isinstance(items, Sequence) and all(
+        isinstance(item, str | _CONTENT_BLOCKS) for item in items
     ):
-        return list(value)
+        return [
+            types.TextContent(text=item) if isinstance(item, str) else item
+            for item in items
+        ]
     logger.error(
         "tool %r returned %s, not text or content blocks", tool, type(value).__name__
     )
@@ -299,10 +396,53 @@ def error_result(message: str) -> types.CallToolResult:
     )
 
 
-def _reject_cursor(params: types.PaginatedRequestParams | None) -> None:
-    # Every list fits in one page, so no cursor was ever handed out.
-    if params is not None and params.cursor is not None:
-        raise MCPError(INVALID_PARAMS, "Invalid cursor")
+class Pages(Generic[T]):
+    """A fixed list served in pages, behind opaque, tamper-evident cursors.
+
+    A cursor is an offset signed with a key derived from the list itself, so every replica
+    of a server accepts the others' cursors, and a cursor outlives no change to the list.
+    """
+
+    def __init__(self, items: Sequence[T], page_size: int | None) -> None:
+        self.items = list(items)
+        self.size = page_size or max(len(self.items), 1)
+        digest = hashlib.sha256(
+            json.dumps([to_json(item) for item in self.items], sort_keys=True).encode()
+        )
+        self.key = digest.digest()
+
+    def _sign(self, offset: int) -> str:
+        return hmac.new(self.key, str(offset).encode(), hashlib.sha256).hexdigest()[:32]
+
+    def page(
+        self, params: types.PaginatedRequestParams | None
+    ) -> tuple[list[T], str | None]:
+        offset = 0
+        if params is not None and params.cursor is not None:
+            offset = self._offset(params.cursor)
+        end = offset + self.size
+        following = None
+        if end < len(self.items):
+            following = base64.urlsafe_b64encode(
+                f"{end}.{self._sign(end)}".encode()
+            ).decode("ascii")
+        return self.items[offset:end], following
+
+    def _offset(self, cursor: str) -> int:
+        try:
+            offset, _, signature = (
+                base64.urlsafe_b64decode(cursor.encode("ascii"))
+                .decode("ascii")
+                .partition(".")
+            )
+        except (ValueError, UnicodeError):
+            offset, signature = "", ""
+        valid = offset.isdigit() and hmac.compare_digest(
+            signature, self._sign(int(offset))
+        )
+        if not valid or int(offset) >= len(self.items):
+            raise MCPError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
+        return int(offset)
 
 
 def not_found(uri: str) -> MCPError:
@@ -311,13 +451,14 @@ def not_found(uri: str) -> MCPError:
 
 class _Resources:
     def __init__(
-        self, static: Sequence[ResourceBinding], templates: Sequence[TemplateBinding]
+        self,
+        static: Sequence[ResourceBinding],
+        templates: Sequence[TemplateBinding],
+        page_size: int | None,
     ) -> None:
-        self.listing = types.ListResourcesResult(
-            resources=[binding.resource for binding in static]
-        )
-        self.template_listing = types.ListResourceTemplatesResult(
-            resource_templates=[binding.template for binding in templates]
+        self.pages = Pages([binding.resource for binding in static], page_size)
+        self.template_pages = Pages(
+            [binding.template for binding in templates], page_size
         )
         self.static = {binding.resource.uri: binding for binding in static}
         self.templates = [
@@ -336,16 +477,18 @@ class _Resources:
         ctx: ServerRequestContext[Any, Any],
         params: types.PaginatedRequestParams | None,
     ) -> types.ListResourcesResult:
-        _reject_cursor(params)
-        return self.listing
+        resources, following = self.pages.page(params)
+        return types.ListResourcesResult(resources=resources, next_cursor=following)
 
     async def list_templates(
         self,
         ctx: ServerRequestContext[Any, Any],
         params: types.PaginatedRequestParams | None,
     ) -> types.ListResourceTemplatesResult:
-        _reject_cursor(params)
-        return self.template_listing
+        templates, following = self.template_pages.page(params)
+        return types.ListResourceTemplatesResult(
+            resource_templates=templates, next_cursor=following
+        )
 
     async def read_resource(
         self,
@@ -425,10 +568,10 @@ def render_template(text: str, arguments: Mapping[str, str]) -> str:
 
 
 class _Prompts:
-    def __init__(self, bindings: Sequence[PromptBinding]) -> None:
-        self.listing = types.ListPromptsResult(
-            prompts=[binding.prompt for binding in bindings]
-        )
+    def __init__(
+        self, bindings: Sequence[PromptBinding], page_size: int | None
+    ) -> None:
+        self.pages = Pages([binding.prompt for binding in bindings], page_size)
         self.bindings = {binding.prompt.name: binding for binding in bindings}
 
     async def list_prompts(
@@ -436,8 +579,8 @@ class _Prompts:
         ctx: ServerRequestContext[Any, Any],
         params: types.PaginatedRequestParams | None,
     ) -> types.ListPromptsResult:
-        _reject_cursor(params)
-        return self.listing
+        prompts, following = self.pages.page(params)
+        return types.ListPromptsResult(prompts=prompts, next_cursor=following)
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
@@ -502,26 +645,27 @@ def build_server(
     resources: Sequence[ResourceBinding] = (),
     templates: Sequence[TemplateBinding] = (),
     prompts: Sequence[PromptBinding] = (),
+    page_size: int | None = None,
 ) -> Server[Any]:
     """A low-level MCP server that serves exactly these tools, resources and prompts."""
     info = types.Implementation.model_validate(server_info)
     handlers: dict[str, Any] = {}
     if tools:
-        tool_table = _Tools(tools, invalid_arguments)
+        tool_table = _Tools(tools, invalid_arguments, page_size)
         handlers.update(
             on_list_tools=tool_table.list_tools,
             on_call_tool=tool_table.call_tool,
             get_tool_input_schema=tool_table.input_schema,
         )
     if resources or templates:
-        resource_table = _Resources(resources, templates)
+        resource_table = _Resources(resources, templates, page_size)
         handlers.update(
             on_list_resources=resource_table.list_resources,
             on_list_resource_templates=resource_table.list_templates,
             on_read_resource=resource_table.read_resource,
         )
     if prompts:
-        prompt_table = _Prompts(prompts)
+        prompt_table = _Prompts(prompts, page_size)
         handlers.update(
             on_list_prompts=prompt_table.list_prompts,
             on_get_prompt=prompt_table.get_prompt,

@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 
 import mcp_types as types
 
-from ._runtime import Context, ResourceContent
+from ._runtime import Context, ToolResult, ResourceContent
 from .models import (
     Gift,
     GiftCatalogContent,
@@ -29,7 +29,7 @@ class Handlers(ABC):
     @abstractmethod
     async def suggest_gifts(
         self, args: SuggestGiftsInput, ctx: Context
-    ) -> SuggestGiftsOutput:
+    ) -> SuggestGiftsOutput | ToolResult[SuggestGiftsOutput]:
         """Tool `suggest_gifts`: Suggests gift ideas for a given occasion and budget.
 
 
@@ -40,7 +40,7 @@ class Handlers(ABC):
     @abstractmethod
     async def suggest_gift_cards(
         self, args: SuggestGiftCardsInput, ctx: Context
-    ) -> list[float]:
+    ) -> list[float] | ToolResult[list[float]]:
         """Tool `suggest_gift_cards`: Suggests gift card amounts that fit a budget.
 
 

@@ -43,7 +43,10 @@ class PythonView:
         return self.index.models[model].root is not None
 
     def handler_return(self, tool: ToolIR) -> str:
-        return self.public_type(tool.output_model) if tool.output_model else "ToolContent"
+        if tool.output_model is None:
+            return "ToolContent"
+        value = self.public_type(tool.output_model)
+        return f"{value} | ToolResult[{value}]"
 
     def resource_return(self, resource: ResourceIR) -> str:
         return self.public_type(resource.content_model) if resource.content_model else "ResourceContent"
