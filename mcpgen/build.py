@@ -38,4 +38,4 @@ def build(spec_path: Path, output: Path | None = None) -> Build:
         message = f"cannot generate models from the spec's schemas: {exc}"
         raise SpecError([Diagnostic(str(spec_path), Position(1, 1), message)]) from None
     files = {name: text.encode("utf-8") for name, text in rendered.items()}
-    return Build(api, spec.package_directory, files, manifest_text(api.spec_name, api.spec_sha256, files))
+    return Build(api, spec.package_directory, files, manifest_text(api.spec_name, api.spec_sha256, api.inputs, files))

@@ -15,7 +15,7 @@ from jsonschema.validators import validator_for
 
 from mcpgen import FORMAT_VERSION, naming
 from mcpgen.diagnostics import Diagnostic, did_you_mean
-from mcpgen.prompt_templates import PromptTemplateError, placeholders
+from mcpgen.content_checks import check_messages, check_static_resources
 from mcpgen.schemas import DEFINITIONS_PREFIX, LOCAL_PREFIX, iter_refs, iter_subschemas, ref_target, resolve_pointer
 from mcpgen.source import JsonPath, SourceMap
 from mcpgen.spec import Spec
@@ -313,23 +313,8 @@ def check_semantics(spec: Spec) -> list[Diagnostic]:
             "argument",
             source,
         )
-        for index, message in enumerate(prompt.messages or ()):
-            at = prompt.path + ("messages", index, "text")
-            try:
-                used = placeholders(message.text)
-            except PromptTemplateError as exc:
-                problems.append(
-                    source.error(at, f"prompt '{prompt.name}': {exc}", "only `{{ argument }}` is supported", at_value=True)
-                )
-                continue
-            for name in used:
-                if name not in declared:
-                    hint = did_you_mean(name, declared) or "declare it under the prompt's 'arguments'"
-                    problems.append(
-                        source.error(
-                            at, f"prompt '{prompt.name}' uses the undeclared argument '{name}'", hint, at_value=True
-                        )
-                    )
+        problems += check_messages(spec, prompt, declared)
+    problems += check_static_resources(spec)
 
     methods = (
         [(naming.tool_method(tool.name), tool.path) for tool in spec.tools]

@@ -26,4 +26,4 @@ def fresh_package(spec_path: Path, output: Path | None = None) -> Path | None:
     spec = build_spec(data, source, spec_path)
     if output is not None:
         spec = dataclasses.replace(spec, output=output)
-    return spec.package_directory if is_fresh(spec.package_directory, raw) else None
+    return spec.package_directory if is_fresh(spec.package_directory, spec_path, raw) else None

@@ -50,6 +50,8 @@ class ResourceIR:
     content_model: str | None
     content_schema: dict[str, Json] | None  # self-contained, for checking JSON contents
     wire: dict[str, Json]  # the exact resources/list or resources/templates/list entry
+    # Static content from the spec, {"text": ...} or {"blob": base64}; None when a handler reads it.
+    static: dict[str, str] | None = None
 
     @property
     def parameters(self) -> dict[str, str]:
@@ -66,7 +68,7 @@ class PromptArgumentIR:
 @dataclass(frozen=True)
 class PromptMessageIR:
     role: Literal["user", "assistant"]
-    text: str
+    content: dict[str, Json]  # a wire content block; a text block's text is a template
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,8 @@ class PromptIR:
     wire: dict[str, Json]  # the exact prompts/list entry
 
     @property
-    def message_pairs(self) -> list[tuple[str, str]]:
-        return [(message.role, message.text) for message in self.messages or ()]
+    def wire_messages(self) -> list[dict[str, Json]]:
+        return [{"role": message.role, "content": message.content} for message in self.messages or ()]
 
 
 @dataclass(frozen=True)
@@ -101,10 +103,17 @@ class Api:
     prompts: tuple[PromptIR, ...]
     # Every model class to generate, by class name, as one JSON Schema `$defs` document.
     model_schemas: dict[str, Json]
+    # Files the spec refers to, by path relative to the spec -> sha256; a rebuild must re-read them.
+    inputs: dict[str, str]
 
     @property
     def static_resources(self) -> tuple[ResourceIR, ...]:
         return tuple(resource for resource in self.resources if resource.uri is not None)
+
+    @property
+    def handler_resources(self) -> tuple[ResourceIR, ...]:
+        """Resources a handler reads: all but those with static content in the spec."""
+        return tuple(resource for resource in self.resources if resource.static is None)
 
     @property
     def resource_templates(self) -> tuple[ResourceIR, ...]:

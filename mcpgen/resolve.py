@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 from typing import Any
 
@@ -10,7 +11,8 @@ from mcpgen.ir import Api, PromptArgumentIR, PromptIR, PromptMessageIR, Resource
 from mcpgen.schemas import DEFINITIONS_PREFIX, LOCAL_PREFIX, bundle, ref_target, rewrite_refs
 from mcpgen.spec import Json, Spec
 from mcpgen.uri_templates import template_variables
-from mcpgen.writer import spec_hash
+from mcpgen.assets import read_asset
+from mcpgen.writer import sha256, spec_hash
 
 # Keywords that would change how a model generator resolves refs in the combined document.
 _DOCUMENT_KEYWORDS = ("$schema", "$id")
@@ -85,7 +87,75 @@ def _tool(tool: Any, spec: Spec, models: dict[str, Json], definition_names: dict
     return ToolIR(tool.name, naming.tool_method(tool.name), input_model, output_model, wrapped, wire)
 
 
-def _resource(resource: Any, spec: Spec, models: dict[str, Json], definition_names: dict[str, str]) -> ResourceIR:
+class _Assets:
+    """Reads the files a spec names, remembering each one's hash for the manifest."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        self.hashes: dict[str, str] = {}
+
+    def read(self, relative: str) -> bytes:
+        data = read_asset(self.spec.file, relative)
+        assert data is not None, "checks guarantee that every file exists"
+        self.hashes[relative] = sha256(data)
+        return data
+
+    def base64(self, mapping: dict[str, Json], inline: str) -> str:
+        """The base64 data of a `{inline: ...}` or `{file: ...}` mapping."""
+        if "file" in mapping:
+            return base64.b64encode(self.read(mapping["file"])).decode("ascii")
+        return str(mapping[inline])
+
+
+def _static(resource: Any, assets: _Assets) -> dict[str, str] | None:
+    if resource.text is not None:
+        return {"text": resource.text}
+    if resource.blob is not None:
+        return {"blob": resource.blob}
+    if resource.file is not None:
+        data = assets.read(resource.file)
+        try:
+            return {"text": data.decode("utf-8")} if _is_textual(resource.mime_type) else {"blob": _b64(data)}
+        except UnicodeDecodeError:
+            return {"blob": _b64(data)}
+    return None
+
+
+def _is_textual(mime_type: str | None) -> bool:
+    kind = (mime_type or "text/plain").split(";")[0].strip()
+    return kind.startswith("text/") or kind.endswith(("json", "xml", "yaml", "javascript"))
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _message_content(message: Any, assets: _Assets) -> dict[str, Json]:
+    kind = message.kinds[0]
+    body = message.body
+    if kind == "text":
+        return {"type": "text", "text": body}
+    if kind in ("image", "audio"):
+        return {"type": kind, "data": assets.base64(body, "data"), "mimeType": body["mimeType"]}
+    contents: dict[str, Json] = {"uri": body["uri"]}
+    if "mimeType" in body:
+        contents["mimeType"] = body["mimeType"]
+    if "text" in body:
+        contents["text"] = body["text"]
+    elif "blob" in body:
+        contents["blob"] = body["blob"]
+    else:
+        data = assets.read(body["file"])
+        if _is_textual(body.get("mimeType")):
+            contents["text"] = data.decode("utf-8")
+        else:
+            contents["blob"] = _b64(data)
+    return {"type": "resource", "resource": contents}
+
+
+def _resource(
+    resource: Any, spec: Spec, models: dict[str, Json], definition_names: dict[str, str], assets: _Assets
+) -> ResourceIR:
     content_model = None
     content_schema = None
     if resource.schema is not None:
@@ -121,10 +191,11 @@ def _resource(resource: Any, spec: Spec, models: dict[str, Json], definition_nam
         content_model,
         content_schema,
         wire,
+        _static(resource, assets),
     )
 
 
-def _prompt(prompt: Any, models: dict[str, Json]) -> PromptIR:
+def _prompt(prompt: Any, models: dict[str, Json], assets: _Assets) -> PromptIR:
     arguments_model = None
     if prompt.arguments:
         arguments_model = naming.prompt_arguments_model(prompt.name)
@@ -161,7 +232,7 @@ def _prompt(prompt: Any, models: dict[str, Json]) -> PromptIR:
     )
     messages = None
     if prompt.messages is not None:
-        messages = tuple(PromptMessageIR(message.role, message.text) for message in prompt.messages)
+        messages = tuple(PromptMessageIR(message.role, _message_content(message, assets)) for message in prompt.messages)
     return PromptIR(
         prompt.name,
         naming.prompt_method(prompt.name),
@@ -180,8 +251,9 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
     for name, definition in spec.definitions.items():
         models.update(_model_schema(definition, definition_names[name], definition_names))
     tools = tuple(_tool(tool, spec, models, definition_names) for tool in spec.tools)
-    resources = tuple(_resource(resource, spec, models, definition_names) for resource in spec.resources)
-    prompts = tuple(_prompt(prompt, models) for prompt in spec.prompts)
+    assets = _Assets(spec)
+    resources = tuple(_resource(resource, spec, models, definition_names, assets) for resource in spec.resources)
+    prompts = tuple(_prompt(prompt, models, assets) for prompt in spec.prompts)
 
     capabilities: dict[str, Json] = {}
     if prompts:
@@ -216,4 +288,5 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
         resources=resources,
         prompts=prompts,
         model_schemas=models,
+        inputs=dict(sorted(assets.hashes.items())),
     )

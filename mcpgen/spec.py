@@ -57,7 +57,15 @@ class Resource:
     icons: list[Json] | None
     meta: dict[str, Json] | None
     schema: dict[str, Json] | None
+    # Static content, served without a handler: at most one of these (checked).
+    text: str | None
+    blob: str | None
+    file: str | None
     path: JsonPath
+
+    @property
+    def is_static(self) -> bool:
+        return self.text is not None or self.blob is not None or self.file is not None
 
 
 @dataclass(frozen=True)
@@ -68,10 +76,20 @@ class PromptArgument:
     required: bool
 
 
+MessageKind = Literal["text", "image", "audio", "resource"]
+MESSAGE_KINDS: tuple[MessageKind, ...] = ("text", "image", "audio", "resource")
+
+
 @dataclass(frozen=True)
 class PromptMessage:
     role: Literal["user", "assistant"]
-    text: str
+    kinds: tuple[MessageKind, ...]  # the content keys present; checks demand exactly one
+    body: Json  # the text template, or the image/audio/resource mapping
+    path: JsonPath
+
+    @property
+    def text(self) -> str | None:
+        return self.body if self.kinds == ("text",) and isinstance(self.body, str) else None
 
 
 @dataclass(frozen=True)
@@ -126,6 +144,12 @@ def _string(value: Json) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _message(message: dict[str, Json], path: JsonPath) -> PromptMessage:
+    kinds = tuple(kind for kind in MESSAGE_KINDS if kind in message)
+    role = "assistant" if message.get("role") == "assistant" else "user"
+    return PromptMessage(role=role, kinds=kinds, body=message[kinds[0]] if kinds else None, path=path)
+
+
 def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
     """The spec model of a loaded document, tolerating parts that checks report as malformed."""
     root = data if isinstance(data, dict) else {}
@@ -174,6 +198,9 @@ def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
                 icons=resource.get("icons") if isinstance(resource.get("icons"), list) else None,
                 meta=_object(resource.get("_meta")),
                 schema=_object(resource.get("schema")),
+                text=_string(resource.get("text")),
+                blob=_string(resource.get("blob")),
+                file=_string(resource.get("file")),
                 path=("resources", name),
             )
             for name, resource in _dicts(root, "resources")
@@ -195,8 +222,8 @@ def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
                 ),
                 messages=(
                     tuple(
-                        PromptMessage(role=message.get("role", "user"), text=str(message.get("text", "")))
-                        for message in prompt["messages"]
+                        _message(message, ("prompts", name, "messages", index))
+                        for index, message in enumerate(prompt["messages"])
                         if isinstance(message, dict)
                     )
                     if isinstance(prompt.get("messages"), list)

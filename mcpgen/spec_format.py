@@ -30,6 +30,25 @@ _ICONS = {
 }
 _SCHEMA = {"type": "object", "description": "A JSON Schema (2020-12)."}
 _TEXT = {"type": "string"}
+_FILE = {"type": "string", "description": "A file, relative to the spec, read at build time."}
+_MEDIA = {
+    "type": "object",
+    "properties": {"data": {"type": "string", "description": "base64"}, "file": _FILE, "mimeType": _TEXT},
+    "required": ["mimeType"],
+    "additionalProperties": False,
+}
+_EMBEDDED = {
+    "type": "object",
+    "properties": {
+        "uri": _TEXT,
+        "mimeType": _TEXT,
+        "text": _TEXT,
+        "blob": {"type": "string", "description": "base64"},
+        "file": _FILE,
+    },
+    "required": ["uri"],
+    "additionalProperties": False,
+}
 
 _TOOL = {
     "type": "object",
@@ -79,6 +98,9 @@ _RESOURCE = {
         "icons": _ICONS,
         "_meta": _META,
         "schema": _SCHEMA,
+        "text": {"type": "string", "description": "Static text content, served without a handler."},
+        "blob": {"type": "string", "description": "Static binary content (base64), served without a handler."},
+        "file": _FILE,
     },
     "oneOf": [{"required": ["uri"]}, {"required": ["uriTemplate"]}],
     "additionalProperties": False,
@@ -107,8 +129,14 @@ _PROMPT = {
             "type": "array",
             "items": {
                 "type": "object",
-                "properties": {"role": {"enum": ["user", "assistant"]}, "text": _TEXT},
-                "required": ["role", "text"],
+                "properties": {
+                    "role": {"enum": ["user", "assistant"]},
+                    "text": {"type": "string", "description": "A template: {{ argument }} is filled in."},
+                    "image": _MEDIA,
+                    "audio": _MEDIA,
+                    "resource": _EMBEDDED,
+                },
+                "required": ["role"],
                 "additionalProperties": False,
             },
         },

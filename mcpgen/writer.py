@@ -60,13 +60,13 @@ class Plan:
         return not self.changed and not self.removed and not self.conflicts
 
 
-def manifest_text(spec_name: str, spec_hash: str, files: dict[str, bytes]) -> bytes:
+def manifest_text(spec_name: str, spec_hash: str, inputs: dict[str, str], files: dict[str, bytes]) -> bytes:
     document = {
         "generator": "mcpgen",
         "version": __version__,
         "format": FORMAT_VERSION,
         "fingerprint": generator_fingerprint(),
-        "spec": {"name": spec_name, "sha256": spec_hash},
+        "spec": {"name": spec_name, "sha256": spec_hash, "inputs": inputs},
         "files": {name: sha256(data) for name, data in sorted(files.items())},
     }
     return (json.dumps(document, indent=2) + "\n").encode()
@@ -86,9 +86,9 @@ def read_manifest(directory: Path) -> dict[str, str]:
     return {str(name): str(digest) for name, digest in files.items()} if isinstance(files, dict) else {}
 
 
-def is_fresh(directory: Path, spec_text: bytes) -> bool:
-    """Whether the package is exactly what this generator made from this spec, untouched since:
-    then a rebuild would change nothing, and need not render at all."""
+def is_fresh(directory: Path, spec_path: Path, spec_text: bytes) -> bool:
+    """Whether the package is exactly what this generator made from this spec and the files it
+    names, untouched since: then a rebuild would change nothing, and need not render at all."""
     document = _manifest_document(directory)
     spec = document.get("spec")
     if (
@@ -97,6 +97,13 @@ def is_fresh(directory: Path, spec_text: bytes) -> bool:
         or spec.get("sha256") != spec_hash(spec_text)
     ):
         return False
+    inputs = spec.get("inputs")
+    if not isinstance(inputs, dict):
+        return False
+    for relative, digest in inputs.items():
+        current = _read(spec_path.parent / str(relative))
+        if current is None or sha256(current) != digest:
+            return False
     recorded = read_manifest(directory)
     return bool(recorded) and all(
         (current := _read(directory / name)) is not None and sha256(current) == digest

@@ -29,7 +29,7 @@ def test_manifest_records_version_spec_and_every_file(tmp_path: Path) -> None:
     package = tmp_path / "demo"
     manifest = json.loads((package / MANIFEST).read_text())
     assert manifest["version"] == __version__ and manifest["format"] == 1
-    assert manifest["spec"] == {"name": "spec.yaml", "sha256": sha256(spec.read_bytes())}
+    assert manifest["spec"] == {"name": "spec.yaml", "sha256": sha256(spec.read_bytes()), "inputs": {}}
     on_disk = {p.name for p in package.iterdir() if p.name != MANIFEST}
     assert set(manifest["files"]) == on_disk
     for name, digest in manifest["files"].items():

@@ -213,25 +213,29 @@ class ToolBinding:
 @dataclass(frozen=True)
 class ResourceBinding:
     resource: types.Resource
-    content_model: type[BaseModel] | None
-    content_schema: Mapping[str, Any] | None
-    read: Callable[[Context], Awaitable[Any]]
+    read: Callable[[Context], Awaitable[Any]] | None = None
+    content_model: type[BaseModel] | None = None
+    content_schema: Mapping[str, Any] | None = None
+    static: Mapping[str, str] | None = (
+        None  # {"text": ...} or {"blob": base64}, served as is
+    )
 
 
 @dataclass(frozen=True)
 class TemplateBinding:
     template: types.ResourceTemplate
-    content_model: type[BaseModel] | None
-    content_schema: Mapping[str, Any] | None
-    parameters: Mapping[str, str]  # URI-template variable -> keyword argument
     read: Callable[..., Awaitable[Any]]
+    parameters: Mapping[str, str]  # URI-template variable -> keyword argument
+    content_model: type[BaseModel] | None = None
+    content_schema: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
 class PromptBinding:
     prompt: types.Prompt
-    arguments_model: type[BaseModel] | None
-    messages: Sequence[tuple[Literal["user", "assistant"], str]] | None = None
+    arguments_model: type[BaseModel] | None = None
+    # Message templates from the spec ({"role", "content"}); a text content's text is filled in.
+    messages: Sequence[Mapping[str, Any]] | None = None
     get: Callable[[Any, Context], Awaitable[Sequence[types.PromptMessage]]] | None = (
         None
     )
@@ -497,8 +501,16 @@ class _Resources:
     ) -> types.ReadResourceResult:
         uri = params.uri
         binding: ResourceBinding | TemplateBinding | None = self.static.get(uri)
+        if isinstance(binding, ResourceBinding) and binding.static is not None:
+            contents = {
+                "uri": uri,
+                "mimeType": binding.resource.mime_type,
+                **binding.static,
+            }
+            return types.ReadResourceResult.model_validate({"contents": [contents]})
         try:
             if isinstance(binding, ResourceBinding):
+                assert binding.read is not None
                 value = await binding.read(Context(ctx))
                 mime_type = binding.resource.mime_type
             else:
@@ -567,6 +579,17 @@ def render_template(text: str, arguments: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda match: arguments.get(match.group(1), ""), text)
 
 
+def _render_message(
+    message: Mapping[str, Any], arguments: Mapping[str, str]
+) -> types.PromptMessage:
+    content = message["content"]
+    if content["type"] == "text":
+        content = {**content, "text": render_template(content["text"], arguments)}
+    return types.PromptMessage.model_validate(
+        {"role": message["role"], "content": content}
+    )
+
+
 class _Prompts:
     def __init__(
         self, bindings: Sequence[PromptBinding], page_size: int | None
@@ -605,11 +628,7 @@ class _Prompts:
             )
         if binding.messages is not None:
             messages = [
-                types.PromptMessage(
-                    role=role,
-                    content=types.TextContent(text=render_template(text, arguments)),
-                )
-                for role, text in binding.messages
+                _render_message(message, arguments) for message in binding.messages
             ]
         else:
             assert binding.get is not None

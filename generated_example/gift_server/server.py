@@ -325,19 +325,19 @@ def create_server(handlers: Handlers) -> Server[Any]:
         resources=[
             ResourceBinding(
                 RESOURCES[0],
+                handlers.read_gift_catalog,
                 GiftCatalogContent,
                 RESOURCE_SCHEMAS["gift_catalog"],
-                handlers.read_gift_catalog,
             ),
-            ResourceBinding(RESOURCES[1], None, None, handlers.read_gifts_widget),
+            ResourceBinding(RESOURCES[1], handlers.read_gifts_widget),
         ],
         templates=[
             TemplateBinding(
                 RESOURCE_TEMPLATES[0],
+                handlers.read_gift,
+                {"id": "id"},
                 GiftContent,
                 RESOURCE_SCHEMAS["gift"],
-                {"id": "id"},
-                handlers.read_gift,
             ),
         ],
         prompts=[
@@ -345,10 +345,13 @@ def create_server(handlers: Handlers) -> Server[Any]:
                 PROMPTS[0],
                 GiftCongratsStyleArguments,
                 messages=[
-                    (
-                        "user",
-                        "Write a short {{ tone }} greeting card text for a {{ occasion }}.",
-                    )
+                    {
+                        "role": "user",
+                        "content": {
+                            "type": "text",
+                            "text": "Write a short {{ tone }} greeting card text for a {{ occasion }}.",
+                        },
+                    }
                 ],
             ),
             PromptBinding(

@@ -59,7 +59,7 @@ class PythonView:
         """Every type the Handlers signatures name."""
         annotations = [tool.input_model for tool in self.api.tools]
         annotations += [self.handler_return(tool) for tool in self.api.tools]
-        annotations += [self.resource_return(resource) for resource in self.api.resources]
+        annotations += [self.resource_return(resource) for resource in self.api.handler_resources]
         annotations += [prompt.arguments_model for prompt in self.handler_prompts() if prompt.arguments_model]
         return annotations
 
