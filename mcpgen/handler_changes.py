@@ -18,7 +18,9 @@ def _methods(source: str | None) -> dict[str, str]:
             return {
                 method.name: f"async def {method.name}({ast.unparse(method.args)}) -> {ast.unparse(method.returns)}"
                 for method in node.body
-                if isinstance(method, ast.AsyncFunctionDef) and method.returns is not None
+                if isinstance(method, ast.AsyncFunctionDef)
+                and method.returns is not None
+                and any(ast.unparse(decorator) == "abstractmethod" for decorator in method.decorator_list)
             }
     return {}
 

@@ -105,6 +105,10 @@ class Api:
     model_schemas: dict[str, Json]
     # Files the spec refers to, by path relative to the spec -> sha256; a rebuild must re-read them.
     inputs: dict[str, str]
+    # What the spec declares on top of what its contents imply (listChanged, subscribe, logging).
+    declared_capabilities: dict[str, Json]
+    # Completion values, (ref type, prompt name | template) -> argument -> values; None: no completion.
+    completions: dict[tuple[str, str], dict[str, list[str]]] | None
 
     @property
     def static_resources(self) -> tuple[ResourceIR, ...]:

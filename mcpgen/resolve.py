@@ -255,13 +255,23 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
     resources = tuple(_resource(resource, spec, models, definition_names, assets) for resource in spec.resources)
     prompts = tuple(_prompt(prompt, models, assets) for prompt in spec.prompts)
 
+    declared = spec.server.capabilities
     capabilities: dict[str, Json] = {}
+    completions = _completions(spec)
+    if completions is not None:
+        capabilities["completions"] = {}
+    if "logging" in declared:
+        capabilities["logging"] = {}
     if prompts:
-        capabilities["prompts"] = {"listChanged": False}
+        capabilities["prompts"] = {"listChanged": bool(declared.get("prompts", {}).get("listChanged"))}
     if resources:
-        capabilities["resources"] = {"subscribe": False, "listChanged": False}
+        flags = declared.get("resources", {})
+        capabilities["resources"] = {
+            "subscribe": bool(flags.get("subscribe")),
+            "listChanged": bool(flags.get("listChanged")),
+        }
     if tools:
-        capabilities["tools"] = {"listChanged": False}
+        capabilities["tools"] = {"listChanged": bool(declared.get("tools", {}).get("listChanged"))}
 
     server = spec.server
     return Api(
@@ -289,4 +299,25 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
         prompts=prompts,
         model_schemas=models,
         inputs=dict(sorted(assets.hashes.items())),
+        declared_capabilities=copy.deepcopy(declared),
+        completions=completions,
     )
+
+
+def _completions(spec: Spec) -> dict[tuple[str, str], dict[str, list[str]]] | None:
+    """Completion is served when anything can be completed: a prompt argument or a template
+    variable. Values come from the spec, or from the `complete` handler."""
+    completable = [p for p in spec.prompts if p.arguments] + [r for r in spec.resources if r.uri_template]
+    if not completable:
+        return None
+    values: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for prompt in spec.prompts:
+        listed = {argument.name: list(argument.completion) for argument in prompt.arguments if argument.completion}
+        if listed:
+            values[("prompt", prompt.name)] = listed
+    for resource in spec.resources:
+        if resource.uri_template and resource.completion:
+            values[("resource", resource.uri_template)] = {
+                name: [str(value) for value in listed] for name, listed in resource.completion.items()
+            }
+    return values

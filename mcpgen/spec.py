@@ -29,6 +29,7 @@ class Server:
     package: str | None
     invalid_arguments: InvalidArguments
     page_size: int | None
+    capabilities: dict[str, Json]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Resource:
     text: str | None
     blob: str | None
     file: str | None
+    completion: dict[str, Json]
     path: JsonPath
 
     @property
@@ -74,6 +76,7 @@ class PromptArgument:
     title: str | None
     description: str | None
     required: bool
+    completion: tuple[str, ...]
 
 
 MessageKind = Literal["text", "image", "audio", "resource"]
@@ -169,6 +172,7 @@ def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
             package=_string(server.get("package")),
             invalid_arguments="protocol_error" if server.get("invalidArguments") == "protocol_error" else "tool_error",
             page_size=server.get("pageSize") if isinstance(server.get("pageSize"), int) else None,
+            capabilities=_object(server.get("capabilities")) or {},
         ),
         definitions=dict(_dicts(root, "definitions")),
         tools=tuple(
@@ -201,6 +205,7 @@ def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
                 text=_string(resource.get("text")),
                 blob=_string(resource.get("blob")),
                 file=_string(resource.get("file")),
+                completion=_object(resource.get("completion")) or {},
                 path=("resources", name),
             )
             for name, resource in _dicts(root, "resources")
@@ -216,6 +221,7 @@ def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
                         title=_string(argument.get("title")),
                         description=_string(argument.get("description")),
                         required=argument.get("required") is True,
+                        completion=tuple(str(v) for v in _list(argument.get("completion"))),
                     )
                     for argument in _list(prompt.get("arguments"))
                     if isinstance(argument, dict)

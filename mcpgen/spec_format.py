@@ -30,6 +30,8 @@ _ICONS = {
 }
 _SCHEMA = {"type": "object", "description": "A JSON Schema (2020-12)."}
 _TEXT = {"type": "string"}
+_LIST_CHANGED = {"type": "object", "properties": {"listChanged": {"type": "boolean"}}, "additionalProperties": False}
+_VALUES = {"type": "array", "items": {"type": "string"}, "description": "Completion values, offered by prefix."}
 _FILE = {"type": "string", "description": "A file, relative to the spec, read at build time."}
 _MEDIA = {
     "type": "object",
@@ -101,6 +103,11 @@ _RESOURCE = {
         "text": {"type": "string", "description": "Static text content, served without a handler."},
         "blob": {"type": "string", "description": "Static binary content (base64), served without a handler."},
         "file": _FILE,
+        "completion": {
+            "type": "object",
+            "additionalProperties": _VALUES,
+            "description": "Completion values per URI-template variable.",
+        },
     },
     "oneOf": [{"required": ["uri"]}, {"required": ["uriTemplate"]}],
     "additionalProperties": False,
@@ -120,6 +127,7 @@ _PROMPT = {
                     "title": _TEXT,
                     "description": _TEXT,
                     "required": {"type": "boolean"},
+                    "completion": _VALUES,
                 },
                 "required": ["name"],
                 "additionalProperties": False,
@@ -172,6 +180,21 @@ def spec_format_schema() -> dict[str, Any]:
                     "icons": _ICONS,
                     "package": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"},
                     "invalidArguments": {"enum": ["tool_error", "protocol_error"]},
+                    "capabilities": {
+                        "type": "object",
+                        "description": "Declared on top of what the spec implies (wire spelling).",
+                        "properties": {
+                            "logging": {"type": "object", "maxProperties": 0},
+                            "tools": _LIST_CHANGED,
+                            "prompts": _LIST_CHANGED,
+                            "resources": {
+                                "type": "object",
+                                "properties": {"listChanged": {"type": "boolean"}, "subscribe": {"type": "boolean"}},
+                                "additionalProperties": False,
+                            },
+                        },
+                        "additionalProperties": False,
+                    },
                     "pageSize": {
                         "type": "integer",
                         "minimum": 1,

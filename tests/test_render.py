@@ -167,6 +167,8 @@ def test_handlers_are_abstract_and_typed() -> None:
     handlers = ast.parse((GENERATED / "handlers.py").read_text())
     cls = next(node for node in handlers.body if isinstance(node, ast.ClassDef) and node.name == "Handlers")
     methods = {node.name: node for node in cls.body if isinstance(node, ast.AsyncFunctionDef)}
+    # `complete` has a default (the spec's completion values); everything else must be written.
+    assert not methods.pop("complete").decorator_list
     assert sorted(methods) == [
         "get_gift_thank_you",
         "read_gift",
@@ -177,6 +179,7 @@ def test_handlers_are_abstract_and_typed() -> None:
     ]
     assert all(ast.unparse(method.decorator_list[0]) == "abstractmethod" for method in methods.values())
     assert ast.unparse(methods["suggest_gifts"].args.args[1].annotation) == "SuggestGiftsInput"
+    assert ast.unparse(methods["suggest_gifts"].returns) == "SuggestGiftsOutput | ToolResult[SuggestGiftsOutput]"
 
 
 def test_schema_document_is_the_wire_payloads() -> None:

@@ -71,6 +71,7 @@ def test_gift_server_ir() -> None:
     assert [r.name for r in api.resource_templates] == ["gift"]
     assert api.resource_templates[0].parameters == {"id": "id"}
     assert api.capabilities == {
+        "completions": {},
         "prompts": {"listChanged": False},
         "resources": {"subscribe": False, "listChanged": False},
         "tools": {"listChanged": False},

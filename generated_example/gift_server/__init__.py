@@ -5,13 +5,9 @@
 Implement `Handlers`, then serve it with `run(handlers)`; call it with `GiftServerClient`.
 """
 
-from ._runtime import (
-    Context,
-    NotFoundError,
+from ._content import (
     ResourceContent,
-    ToolCallError,
     ToolContent,
-    ToolError,
     ToolResult,
     audio,
     embedded_resource,
@@ -19,6 +15,8 @@ from ._runtime import (
     resource_link,
     text,
 )
+from ._context import Context, elicitation, roots, sampling
+from ._runtime import GeneratedServer, NotFoundError, ToolCallError, ToolError
 from .client import GiftServerClient
 from .handlers import Handlers
 from .models import (
@@ -32,10 +30,11 @@ from .models import (
     GiftCongratsStyleArguments,
     GiftThankYouArguments,
 )
-from .server import create_server, run
+from .server import create_app, create_server, run
 
 __all__ = [
     "Context",
+    "GeneratedServer",
     "NotFoundError",
     "ResourceContent",
     "ToolCallError",
@@ -43,12 +42,16 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "audio",
+    "elicitation",
     "embedded_resource",
     "image",
     "resource_link",
+    "roots",
+    "sampling",
     "text",
     "GiftServerClient",
     "Handlers",
+    "create_app",
     "create_server",
     "run",
     "Gift",

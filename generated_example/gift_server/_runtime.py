@@ -14,7 +14,9 @@ import hmac
 import json
 import logging
 import re
+import os
 import warnings
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar, get_args
@@ -22,106 +24,34 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 import anyio
 import mcp_types as types
 from jsonschema import Draft202012Validator
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ToolsListChanged,
+)
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import UriTemplate
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
+
+from ._content import ToolResult
+from ._context import Context, InputRequired
 
 logger = logging.getLogger(__package__)
 
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-ToolContent = str | types.ContentBlock | Sequence[str | types.ContentBlock]
-"""What a tool without an outputSchema returns: text, a content block, or a list of them."""
-
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class ToolResult(Generic[T]):
-    """A structured result plus content blocks for the model, e.g. an image beside the data.
-
-    The client gets `value` as `structuredContent`, a text block with the same JSON, and then
-    `content`.
-    """
-
-    value: T
-    content: Sequence[str | types.ContentBlock] = ()
-
-
-def text(
-    value: str, *, annotations: types.Annotations | None = None
-) -> types.TextContent:
-    return types.TextContent(text=value, annotations=annotations)
-
-
-def image(
-    data: bytes, mime_type: str, *, annotations: types.Annotations | None = None
-) -> types.ImageContent:
-    """An image content block; `data` is the raw bytes (sent base64-encoded)."""
-    return types.ImageContent(
-        data=_base64(data), mime_type=mime_type, annotations=annotations
-    )
-
-
-def audio(
-    data: bytes, mime_type: str, *, annotations: types.Annotations | None = None
-) -> types.AudioContent:
-    """An audio content block; `data` is the raw bytes (sent base64-encoded)."""
-    return types.AudioContent(
-        data=_base64(data), mime_type=mime_type, annotations=annotations
-    )
-
-
-def resource_link(
-    uri: str,
-    name: str,
-    *,
-    title: str | None = None,
-    description: str | None = None,
-    mime_type: str | None = None,
-    size: int | None = None,
-) -> types.ResourceLink:
-    """A link to a resource the client can read later."""
-    return types.ResourceLink(
-        uri=uri,
-        name=name,
-        title=title,
-        description=description,
-        mime_type=mime_type,
-        size=size,
-    )
-
-
-def embedded_resource(
-    uri: str,
-    content: str | bytes,
-    mime_type: str | None = None,
-    *,
-    annotations: types.Annotations | None = None,
-) -> types.EmbeddedResource:
-    """A resource's contents inline: text for `str`, a base64 blob for `bytes`."""
-    contents: types.TextResourceContents | types.BlobResourceContents
-    if isinstance(content, bytes):
-        contents = types.BlobResourceContents(
-            uri=uri, mime_type=mime_type, blob=_base64(content)
-        )
-    else:
-        contents = types.TextResourceContents(
-            uri=uri, mime_type=mime_type, text=content
-        )
-    return types.EmbeddedResource(resource=contents, annotations=annotations)
-
-
-def _base64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-ResourceContent = str | bytes
-"""What a resource without a schema returns: text, or bytes (sent base64-encoded)."""
 
 
 class ToolError(Exception):
@@ -144,32 +74,6 @@ class ToolCallError(Exception):
         self.tool = tool
         self.message = message
         self.result = result
-
-
-class Context:
-    """What a handler can do with the request it is serving."""
-
-    def __init__(self, request: ServerRequestContext[Any, Any]) -> None:
-        self.request = request
-
-    @property
-    def protocol_version(self) -> str:
-        return self.request.protocol_version
-
-    async def report_progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        """Send a progress notification, if the caller asked for progress."""
-        await self.request.session.report_progress(progress, total, message)
-
-    async def log(
-        self, level: types.LoggingLevel, data: Any, logger_name: str | None = None
-    ) -> None:
-        """Send a log message to the client (delivered where the client opted in)."""
-        with warnings.catch_warnings():
-            # Logging is deprecated in 2026-07-28 but still what 2025-11-25 clients read.
-            warnings.simplefilter("ignore")
-            await self.request.session.send_log_message(level, data, logger_name)
 
 
 def present(**values: Any) -> dict[str, Any]:
@@ -242,6 +146,8 @@ class PromptBinding:
 
 
 class _Tools:
+    server: GeneratedServer | None = None
+
     def __init__(
         self,
         bindings: Sequence[ToolBinding],
@@ -304,7 +210,9 @@ class _Tools:
                 params.name, [_pydantic_violation(e) for e in exc.errors()]
             )
         try:
-            value = await binding.call(args, Context(ctx))
+            value = await binding.call(args, Context(ctx, self.server))
+        except InputRequired as asking:
+            return asking.result  # type: ignore[return-value]
         except ToolError as exc:
             return error_result(str(exc))
         except MCPError:
@@ -454,6 +362,8 @@ def not_found(uri: str) -> MCPError:
 
 
 class _Resources:
+    server: GeneratedServer | None = None
+
     def __init__(
         self,
         static: Sequence[ResourceBinding],
@@ -511,7 +421,7 @@ class _Resources:
         try:
             if isinstance(binding, ResourceBinding):
                 assert binding.read is not None
-                value = await binding.read(Context(ctx))
+                value = await binding.read(Context(ctx, self.server))
                 mime_type = binding.resource.mime_type
             else:
                 for template, candidate in self.templates:
@@ -525,8 +435,10 @@ class _Resources:
                     candidate.parameters[name]: str(value)
                     for name, value in variables.items()
                 }
-                value = await candidate.read(ctx=Context(ctx), **arguments)
+                value = await candidate.read(ctx=Context(ctx, self.server), **arguments)
                 mime_type = candidate.template.mime_type
+        except InputRequired as asking:
+            return asking.result  # type: ignore[return-value]
         except NotFoundError:
             raise not_found(uri) from None
         except MCPError:
@@ -591,6 +503,8 @@ def _render_message(
 
 
 class _Prompts:
+    server: GeneratedServer | None = None
+
     def __init__(
         self, bindings: Sequence[PromptBinding], page_size: int | None
     ) -> None:
@@ -640,8 +554,10 @@ class _Prompts:
             try:
                 messages = [
                     types.PromptMessage.model_validate(m)
-                    for m in await binding.get(args, Context(ctx))
+                    for m in await binding.get(args, Context(ctx, self.server))
                 ]
+            except InputRequired as asking:
+                return asking.result  # type: ignore[return-value]
             except MCPError:
                 raise
             except Exception:
@@ -655,22 +571,188 @@ class _Prompts:
         )
 
 
+class GeneratedServer(Server[Any]):
+    """The SDK's low-level server, plus what a generated server adds: list-change and
+    resource-update notifications that reach clients of both protocol eras, resource
+    subscriptions and log levels for 2025-11-25 clients, and signed `requestState`."""
+
+    def __init__(
+        self, name: str, *, declared: Mapping[str, Any], **options: Any
+    ) -> None:
+        listen = any(
+            (declared.get(kind) or {}).get(flag)
+            for kind in ("tools", "resources", "prompts")
+            for flag in ("listChanged", "subscribe")
+        )
+        self.bus = InMemorySubscriptionBus()
+        if listen:
+            options["on_subscriptions_listen"] = ListenHandler(self.bus)
+        if (declared.get("resources") or {}).get("subscribe"):
+            options.update(
+                on_subscribe_resource=self._subscribe,
+                on_unsubscribe_resource=self._unsubscribe,
+            )
+        with warnings.catch_warnings():
+            # logging/setLevel is deprecated in 2026-07-28; 2025-11-25 clients still send it.
+            warnings.simplefilter("ignore")
+            if "logging" in declared:
+                options["on_set_logging_level"] = self._set_logging_level
+            super().__init__(name, **options)
+        self.declared = declared
+        # Per 2025-11-25 connection: the standalone channels notifications go out on.
+        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._subscribed: weakref.WeakKeyDictionary[Any, set[str]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._log_levels: weakref.WeakKeyDictionary[Any, types.LoggingLevel] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.middleware.append(self._remember_connection)
+        self.middleware.append(
+            RequestStateBoundary(_request_state_security(), default_audience=name)
+        )
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        if notification_options is None:
+            changed = {
+                kind: bool((self.declared.get(kind) or {}).get("listChanged"))
+                for kind in ("tools", "resources", "prompts")
+            }
+            notification_options = NotificationOptions(
+                prompts_changed=changed["prompts"],
+                resources_changed=changed["resources"],
+                tools_changed=changed["tools"],
+            )
+        return super().create_initialization_options(
+            notification_options, experimental_capabilities, extensions
+        )
+
+    async def _remember_connection(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._connections.add(_connection(ctx))
+        return await call_next(ctx)
+
+    async def _subscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        self._subscribed.setdefault(_connection(ctx), set()).add(str(params.uri))
+        return types.EmptyResult()
+
+    async def _unsubscribe(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.UnsubscribeRequestParams,
+    ) -> types.EmptyResult:
+        self._subscribed.get(_connection(ctx), set()).discard(str(params.uri))
+        return types.EmptyResult()
+
+    async def _set_logging_level(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        self._log_levels[_connection(ctx)] = params.level
+        return types.EmptyResult()
+
+    def log_level_allows(self, session: Any, level: types.LoggingLevel) -> bool:
+        """Whether a 2025-11-25 client's `logging/setLevel` lets `level` through (2026 filters per request)."""
+        threshold = self._log_levels.get(getattr(session, "_connection", None))
+        return threshold is None or _LOG_LEVELS.index(level) >= _LOG_LEVELS.index(
+            threshold
+        )
+
+    async def notify_tools_changed(self) -> None:
+        """Tell clients the tool list changed: 2026 listeners and 2025 connections alike."""
+        await self._broadcast(
+            ToolsListChanged(), lambda connection: connection.send_tool_list_changed()
+        )
+
+    async def notify_prompts_changed(self) -> None:
+        await self._broadcast(
+            PromptsListChanged(),
+            lambda connection: connection.send_prompt_list_changed(),
+        )
+
+    async def notify_resources_changed(self) -> None:
+        await self._broadcast(
+            ResourcesListChanged(),
+            lambda connection: connection.send_resource_list_changed(),
+        )
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        """Tell the clients subscribed to `uri` that it changed."""
+        await self.bus.publish(ResourceUpdated(uri=uri))
+        for connection in [
+            c for c, uris in list(self._subscribed.items()) if uri in uris
+        ]:
+            await _quietly(connection.send_resource_updated(uri))
+
+    async def _broadcast(
+        self, event: Any, send: Callable[[Any], Awaitable[None]]
+    ) -> None:
+        await self.bus.publish(event)
+        for connection in list(self._connections):
+            await _quietly(send(connection))
+
+
+_LOG_LEVELS: list[types.LoggingLevel] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+]
+
+
+def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
+    # mcp 2.3.0 offers no public handle on a request's connection; its session keeps one.
+    return ctx.session._connection  # noqa: SLF001
+
+
+async def _quietly(send: Awaitable[None]) -> None:
+    """Send a notification to a connection that may have gone away meanwhile."""
+    try:
+        await send
+    except Exception:  # a closed connection cannot be told anything, and that is fine
+        logger.debug("a notification could not be delivered", exc_info=True)
+
+
+def _request_state_security() -> RequestStateSecurity:
+    """The key that signs and encrypts `requestState`. Replicas behind one load balancer must
+    share it: set MCP_REQUEST_STATE_KEY. Without it, a key is made for this process."""
+    key = os.environ.get("MCP_REQUEST_STATE_KEY")
+    return RequestStateSecurity(keys=[key]) if key else RequestStateSecurity.ephemeral()
+
+
 def build_server(
     server_info: Mapping[str, Any],
     instructions: str | None,
     *,
+    capabilities: Mapping[str, Any] | None = None,
     tools: Sequence[ToolBinding] = (),
     invalid_arguments: str = "tool_error",
     resources: Sequence[ResourceBinding] = (),
     templates: Sequence[TemplateBinding] = (),
     prompts: Sequence[PromptBinding] = (),
+    completions: Mapping[tuple[str, str], Mapping[str, Sequence[str]]] | None = None,
+    complete: Callable[..., Awaitable[Sequence[str] | None]] | None = None,
     page_size: int | None = None,
-) -> Server[Any]:
+) -> GeneratedServer:
     """A low-level MCP server that serves exactly these tools, resources and prompts."""
     info = types.Implementation.model_validate(server_info)
+    tables: list[Any] = []
     handlers: dict[str, Any] = {}
     if tools:
         tool_table = _Tools(tools, invalid_arguments, page_size)
+        tables.append(tool_table)
         handlers.update(
             on_list_tools=tool_table.list_tools,
             on_call_tool=tool_table.call_tool,
@@ -678,6 +760,7 @@ def build_server(
         )
     if resources or templates:
         resource_table = _Resources(resources, templates, page_size)
+        tables.append(resource_table)
         handlers.update(
             on_list_resources=resource_table.list_resources,
             on_list_resource_templates=resource_table.list_templates,
@@ -685,12 +768,18 @@ def build_server(
         )
     if prompts:
         prompt_table = _Prompts(prompts, page_size)
+        tables.append(prompt_table)
         handlers.update(
             on_list_prompts=prompt_table.list_prompts,
             on_get_prompt=prompt_table.get_prompt,
         )
-    return Server(
+    if completions is not None:
+        completion_table = _Completions(completions, complete)
+        tables.append(completion_table)
+        handlers.update(on_completion=completion_table.complete)
+    server = GeneratedServer(
         info.name,
+        declared=capabilities or {},
         version=info.version,
         title=info.title,
         description=info.description,
@@ -699,6 +788,52 @@ def build_server(
         icons=info.icons,
         **handlers,
     )
+    for table in tables:
+        table.server = server
+    return server
+
+
+class _Completions:
+    """`completion/complete`: values from the spec, filtered by prefix, or from a handler."""
+
+    server: GeneratedServer | None = None
+
+    def __init__(
+        self,
+        values: Mapping[tuple[str, str], Mapping[str, Sequence[str]]],
+        complete: Callable[..., Awaitable[Sequence[str] | None]] | None,
+    ) -> None:
+        self.values = values
+        self.handler = complete
+
+    async def complete(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        ref = params.ref
+        key = (
+            ("prompt", ref.name)
+            if isinstance(ref, types.PromptReference)
+            else ("resource", ref.uri)
+        )
+        name, prefix = params.argument.name, params.argument.value
+        found: Sequence[str] | None = None
+        if self.handler is not None:
+            context = dict(params.context.arguments or {}) if params.context else {}
+            found = await self.handler(
+                key[0], key[1], name, prefix, context, Context(ctx, self.server)
+            )
+        if found is None:
+            found = [
+                value
+                for value in self.values.get(key, {}).get(name, ())
+                if value.startswith(prefix)
+            ]
+        values = list(found)
+        return types.CompleteResult(
+            completion=types.Completion(
+                values=values[:100], total=len(values), has_more=len(values) > 100
+            )
+        )
 
 
 def structured_result(tool: str, result: types.CallToolResult, wrapped: bool) -> Any:
@@ -732,6 +867,19 @@ def resource_value(
     return content_model.model_validate_json(item.text) if content_model else item.text
 
 
+def http_app(
+    server: Server[Any], *, host: str = "127.0.0.1", stateless: bool = False
+) -> Any:
+    """The ASGI app serving Streamable HTTP at /mcp.
+
+    2026-07-28 requests are stateless by design. `stateless=True` makes 2025-11-25
+    clients sessionless too, so any replica can answer any request; they then cannot be
+    sent requests mid-call (sampling, elicitation) or notifications outside a call.
+    DNS-rebinding protection (allowed Host and Origin) is on for a localhost `host`.
+    """
+    return server.streamable_http_app(host=host, stateless_http=stateless)
+
+
 def serve(server: Server[Any], argv: Sequence[str] | None = None) -> None:
     """The command line of a generated server: stdio by default, `--http HOST:PORT` for HTTP."""
     import argparse
@@ -741,6 +889,11 @@ def serve(server: Server[Any], argv: Sequence[str] | None = None) -> None:
         "--http",
         metavar="HOST:PORT",
         help="serve Streamable HTTP at http://HOST:PORT/mcp",
+    )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="no sessions for 2025-11-25 clients either (for several replicas)",
     )
     parser.add_argument(
         "--log-level",
@@ -762,8 +915,7 @@ def serve(server: Server[Any], argv: Sequence[str] | None = None) -> None:
     import uvicorn
 
     host = host.strip("[]")
-    # Stateless: every request stands alone, so replicas can share a load balancer.
-    app = server.streamable_http_app(host=host, stateless_http=True)
+    app = http_app(server, host=host, stateless=options.stateless)
     uvicorn.run(app, host=host, port=int(port), log_level=options.log_level.lower())
 
 

@@ -9,10 +9,13 @@ Subclass `Handlers`, implement every method, and pass an instance to `run()` or
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 import mcp_types as types
 
-from ._runtime import Context, ToolResult, ResourceContent
+from ._content import ResourceContent, ToolResult
+from ._context import Context
+
 from .models import (
     Gift,
     GiftCatalogContent,
@@ -69,3 +72,17 @@ class Handlers(ABC):
         self, args: GiftThankYouArguments, ctx: Context
     ) -> list[types.PromptMessage]:
         """Prompt `gift_thank_you`: A thank-you note for a gift received, written by the server's own logic."""
+
+    async def complete(
+        self,
+        ref_type: str,
+        ref: str,
+        argument: str,
+        value: str,
+        context: dict[str, str],
+        ctx: Context,
+    ) -> Sequence[str] | None:
+        """Completion values for a prompt argument (`ref_type` "prompt", `ref` its name) or a
+        URI-template variable ("resource", the template). Return None to offer the values the
+        spec lists, filtered by the prefix `value`; override to compute them."""
+        return None

@@ -12,14 +12,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import mcp_types as types
-from mcp.server.lowlevel import Server
 
 from ._runtime import (
     PromptBinding,
     ResourceBinding,
     TemplateBinding,
     ToolBinding,
+    GeneratedServer,
     build_server,
+    http_app,
     serve,
 )
 from .handlers import Handlers
@@ -43,6 +44,9 @@ SERVER_INFO: dict[str, Any] = {
 INSTRUCTIONS: str | None = (
     "Suggests gifts and gift cards for an occasion and a budget. Read gift_catalog to see everything on offer."
 )
+
+# What the spec declares beyond what the handlers imply: list changes, subscriptions, logging.
+CAPABILITIES: dict[str, Any] = {}
 
 # What tools/list serves: the spec's schemas, verbatim.
 TOOLS: list[types.Tool] = [
@@ -296,7 +300,11 @@ PROMPTS: list[types.Prompt] = [
 ]
 
 
-def create_server(handlers: Handlers) -> Server[Any]:
+# Completion values from the spec: (ref type, prompt name or template) -> argument -> values.
+COMPLETIONS: dict[tuple[str, str], dict[str, list[str]]] = {}
+
+
+def create_server(handlers: Handlers) -> GeneratedServer:
     """An MCP server that answers with `handlers`, checking every argument and result against the spec."""
     if not isinstance(handlers, Handlers):
         raise TypeError(
@@ -305,6 +313,9 @@ def create_server(handlers: Handlers) -> Server[Any]:
     return build_server(
         SERVER_INFO,
         INSTRUCTIONS,
+        capabilities=CAPABILITIES,
+        completions=COMPLETIONS,
+        complete=handlers.complete,
         tools=[
             ToolBinding(
                 TOOLS[0],
@@ -362,5 +373,12 @@ def create_server(handlers: Handlers) -> Server[Any]:
 
 
 def run(handlers: Handlers, argv: Sequence[str] | None = None) -> None:
-    """Serve over stdio, or over Streamable HTTP at /mcp with `--http HOST:PORT`."""
+    """Serve over stdio, or over Streamable HTTP at /mcp with `--http HOST:PORT` (see --help)."""
     serve(create_server(handlers), argv)
+
+
+def create_app(
+    handlers: Handlers, *, host: str = "127.0.0.1", stateless: bool = True
+) -> Any:
+    """An ASGI app for uvicorn (e.g. several workers behind a load balancer): Streamable HTTP at /mcp."""
+    return http_app(create_server(handlers), host=host, stateless=stateless)

@@ -13,7 +13,7 @@ from mcpgen.render.python import format_python, render_template
 __all__ = ["render_app", "render_package", "render_template"]
 from mcpgen.render.schema_doc import render_schema_json, render_schema_markdown, schema_document
 
-PYTHON_MODULES = ("__init__.py", "_runtime.py", "handlers.py", "server.py", "client.py")
+PYTHON_MODULES = ("__init__.py", "_content.py", "_context.py", "_runtime.py", "handlers.py", "server.py", "client.py")
 
 
 @dataclass(frozen=True)
