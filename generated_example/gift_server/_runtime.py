@@ -281,14 +281,14 @@ def _pydantic_violation(error: Any) -> str:
     return f"{_json_path(list(error['loc']))}: {error['msg']}"
 
 
-_CONTENT_BLOCKS = get_args(types.ContentBlock)
+_CONTENT_ITEMS = (str, *get_args(types.ContentBlock))
 
 
 def _content(value: Any, tool: str) -> list[types.ContentBlock]:
     """Content blocks from what a tool returned: text, a block, or a sequence of them."""
-    items = [value] if isinstance(value, str | _CONTENT_BLOCKS) else value
+    items = [value] if isinstance(value, _CONTENT_ITEMS) else value
     if isinstance(items, Sequence) and all(
-        isinstance(item, str | _CONTENT_BLOCKS) for item in items
+        isinstance(item, _CONTENT_ITEMS) for item in items
     ):
         return [
             types.TextContent(text=item) if isinstance(item, str) else item
