@@ -18,6 +18,7 @@ from typing import Any, Literal, Self
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.server.lowlevel import Server
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.uri_template import UriTemplate
 
 from ._runtime import present, resource_value, structured_result, to_json, tool_content
@@ -89,23 +90,32 @@ class GiftServerClient:
         occasion: Literal["birthday", "wedding", "new_year", "anniversary"],
         budget: float,
         recipient: str | None = None,
+        on_progress: ProgressFnT | None = None,
     ) -> SuggestGiftsOutput:
         """Call tool `suggest_gifts`: Suggests gift ideas for a given occasion and budget."""
         arguments = SuggestGiftsInput.model_validate(
             present(occasion=occasion, budget=budget, recipient=recipient)
         )
-        result = await self.client.call_tool("suggest_gifts", to_json(arguments))
+        result = await self.client.call_tool(
+            "suggest_gifts", to_json(arguments), progress_callback=on_progress
+        )
         value = structured_result("suggest_gifts", result, wrapped=False)
         return SuggestGiftsOutput.model_validate(value)
 
     async def suggest_gift_cards(
-        self, *, budget: float, count: int | None = None
+        self,
+        *,
+        budget: float,
+        count: int | None = None,
+        on_progress: ProgressFnT | None = None,
     ) -> list[float]:
         """Call tool `suggest_gift_cards`: Suggests gift card amounts that fit a budget."""
         arguments = SuggestGiftCardsInput.model_validate(
             present(budget=budget, count=count)
         )
-        result = await self.client.call_tool("suggest_gift_cards", to_json(arguments))
+        result = await self.client.call_tool(
+            "suggest_gift_cards", to_json(arguments), progress_callback=on_progress
+        )
         value = structured_result("suggest_gift_cards", result, wrapped=True)
         return SuggestGiftCardsOutput.model_validate(value).root
 
@@ -141,3 +151,42 @@ class GiftServerClient:
         """Get prompt `gift_thank_you`: A thank-you note for a gift received, written by the server's own logic."""
         arguments = present(**{"gift": gift})
         return await self.client.get_prompt("gift_thank_you", arguments)
+
+    async def complete_prompt_gift_congrats_style(
+        self,
+        argument: Literal["occasion", "tone"],
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Completion values for an argument of prompt `gift_congrats_style`, given what was typed."""
+        reference = types.PromptReference(name="gift_congrats_style")
+        result = await self.client.complete(
+            reference, {"name": argument, "value": value}, dict(context or {}) or None
+        )
+        return result.completion.values
+
+    async def complete_prompt_gift_thank_you(
+        self,
+        argument: Literal["gift"],
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Completion values for an argument of prompt `gift_thank_you`, given what was typed."""
+        reference = types.PromptReference(name="gift_thank_you")
+        result = await self.client.complete(
+            reference, {"name": argument, "value": value}, dict(context or {}) or None
+        )
+        return result.completion.values
+
+    async def complete_resource_gift(
+        self,
+        variable: Literal["id"],
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Completion values for a variable of `gifts://{id}`, given what was typed."""
+        reference = types.ResourceTemplateReference(uri="gifts://{id}")
+        result = await self.client.complete(
+            reference, {"name": variable, "value": value}, dict(context or {}) or None
+        )
+        return result.completion.values

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mcpgen import naming
 from mcpgen.ir import Api, PromptIR, ResourceIR, ToolIR
 from mcpgen.render.model_index import ModelIndex, index_models
 from mcpgen.render.models import render_models
@@ -35,6 +36,9 @@ class PythonView:
     def __init__(self, api: Api, index: ModelIndex) -> None:
         self.api = api
         self.index = index
+
+    def snake(self, name: str) -> str:
+        return naming.snake(name)
 
     def public_type(self, model: str) -> str:
         return self.index.models[model].public_type

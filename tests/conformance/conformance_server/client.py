@@ -18,6 +18,7 @@ from typing import Any, Literal, Self
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.server.lowlevel import Server
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.uri_template import UriTemplate
 
 from ._runtime import present, resource_value, structured_result, to_json, tool_content
@@ -104,87 +105,129 @@ class McpgenConformanceClient:
     ) -> None:
         await self.client.__aexit__(exc_type, exc_value, traceback)
 
-    async def test_simple_text(self) -> list[types.ContentBlock]:
+    async def test_simple_text(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_simple_text`: Returns a simple text response."""
         arguments = TestSimpleTextInput.model_validate(present())
-        result = await self.client.call_tool("test_simple_text", to_json(arguments))
+        result = await self.client.call_tool(
+            "test_simple_text", to_json(arguments), progress_callback=on_progress
+        )
         return tool_content("test_simple_text", result)
 
-    async def test_image_content(self) -> list[types.ContentBlock]:
+    async def test_image_content(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_image_content`: Returns an image."""
         arguments = TestImageContentInput.model_validate(present())
-        result = await self.client.call_tool("test_image_content", to_json(arguments))
+        result = await self.client.call_tool(
+            "test_image_content", to_json(arguments), progress_callback=on_progress
+        )
         return tool_content("test_image_content", result)
 
-    async def test_audio_content(self) -> list[types.ContentBlock]:
+    async def test_audio_content(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_audio_content`: Returns an audio clip."""
         arguments = TestAudioContentInput.model_validate(present())
-        result = await self.client.call_tool("test_audio_content", to_json(arguments))
+        result = await self.client.call_tool(
+            "test_audio_content", to_json(arguments), progress_callback=on_progress
+        )
         return tool_content("test_audio_content", result)
 
-    async def test_embedded_resource(self) -> list[types.ContentBlock]:
+    async def test_embedded_resource(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_embedded_resource`: Returns an embedded resource."""
         arguments = TestEmbeddedResourceInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_embedded_resource", to_json(arguments)
+            "test_embedded_resource", to_json(arguments), progress_callback=on_progress
         )
         return tool_content("test_embedded_resource", result)
 
-    async def test_multiple_content_types(self) -> list[types.ContentBlock]:
+    async def test_multiple_content_types(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_multiple_content_types`: Returns text, an image and an embedded resource."""
         arguments = TestMultipleContentTypesInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_multiple_content_types", to_json(arguments)
+            "test_multiple_content_types",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_multiple_content_types", result)
 
-    async def test_error_handling(self) -> list[types.ContentBlock]:
+    async def test_error_handling(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_error_handling`: Always fails with a tool error."""
         arguments = TestErrorHandlingInput.model_validate(present())
-        result = await self.client.call_tool("test_error_handling", to_json(arguments))
+        result = await self.client.call_tool(
+            "test_error_handling", to_json(arguments), progress_callback=on_progress
+        )
         return tool_content("test_error_handling", result)
 
-    async def test_tool_with_progress(self) -> list[types.ContentBlock]:
+    async def test_tool_with_progress(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_progress`: Reports progress three times."""
         arguments = TestToolWithProgressInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_tool_with_progress", to_json(arguments)
+            "test_tool_with_progress", to_json(arguments), progress_callback=on_progress
         )
         return tool_content("test_tool_with_progress", result)
 
-    async def test_tool_with_logging(self) -> list[types.ContentBlock]:
+    async def test_tool_with_logging(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_logging`: Sends three log messages."""
         arguments = TestToolWithLoggingInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_tool_with_logging", to_json(arguments)
+            "test_tool_with_logging", to_json(arguments), progress_callback=on_progress
         )
         return tool_content("test_tool_with_logging", result)
 
-    async def test_sampling(self, *, prompt: str) -> list[types.ContentBlock]:
+    async def test_sampling(
+        self, *, prompt: str, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_sampling`: Asks the client's model to answer a prompt."""
         arguments = TestSamplingInput.model_validate(present(prompt=prompt))
-        result = await self.client.call_tool("test_sampling", to_json(arguments))
+        result = await self.client.call_tool(
+            "test_sampling", to_json(arguments), progress_callback=on_progress
+        )
         return tool_content("test_sampling", result)
 
-    async def test_elicitation(self, *, message: str) -> list[types.ContentBlock]:
+    async def test_elicitation(
+        self, *, message: str, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation`: Asks the user for a username and an email address."""
         arguments = TestElicitationInput.model_validate(present(message=message))
-        result = await self.client.call_tool("test_elicitation", to_json(arguments))
+        result = await self.client.call_tool(
+            "test_elicitation", to_json(arguments), progress_callback=on_progress
+        )
         return tool_content("test_elicitation", result)
 
-    async def test_elicitation_sep1034_defaults(self) -> list[types.ContentBlock]:
+    async def test_elicitation_sep1034_defaults(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1034_defaults`: Asks the user with a form whose fields have defaults (SEP-1034)."""
         arguments = TestElicitationSep1034DefaultsInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_elicitation_sep1034_defaults", to_json(arguments)
+            "test_elicitation_sep1034_defaults",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_elicitation_sep1034_defaults", result)
 
-    async def test_elicitation_sep1330_enums(self) -> list[types.ContentBlock]:
+    async def test_elicitation_sep1330_enums(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1330_enums`: Asks the user with every kind of enum field (SEP-1330)."""
         arguments = TestElicitationSep1330EnumsInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_elicitation_sep1330_enums", to_json(arguments)
+            "test_elicitation_sep1330_enums",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_elicitation_sep1330_enums", result)
 
@@ -196,6 +239,7 @@ class McpgenConformanceClient:
         contactMethod: Literal["phone", "email"] | None = None,
         phone: str | None = None,
         email: str | None = None,
+        on_progress: ProgressFnT | None = None,
     ) -> list[types.ContentBlock]:
         """Call tool `json_schema_2020_12_tool`: A tool whose input schema uses JSON Schema 2020-12 features, served verbatim."""
         arguments = JsonSchema202012ToolInput.model_validate(
@@ -208,115 +252,161 @@ class McpgenConformanceClient:
             )
         )
         result = await self.client.call_tool(
-            "json_schema_2020_12_tool", to_json(arguments)
+            "json_schema_2020_12_tool",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("json_schema_2020_12_tool", result)
 
-    async def test_input_required_result_elicitation(self) -> list[types.ContentBlock]:
+    async def test_input_required_result_elicitation(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_elicitation`: Asks the user's name (input_required on 2026-07-28)."""
         arguments = TestInputRequiredResultElicitationInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_input_required_result_elicitation", to_json(arguments)
+            "test_input_required_result_elicitation",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_input_required_result_elicitation", result)
 
-    async def test_input_required_result_sampling(self) -> list[types.ContentBlock]:
+    async def test_input_required_result_sampling(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_sampling`: Asks the client's model a question."""
         arguments = TestInputRequiredResultSamplingInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_input_required_result_sampling", to_json(arguments)
+            "test_input_required_result_sampling",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_input_required_result_sampling", result)
 
-    async def test_input_required_result_list_roots(self) -> list[types.ContentBlock]:
+    async def test_input_required_result_list_roots(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_list_roots`: Asks the client for its roots."""
         arguments = TestInputRequiredResultListRootsInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_input_required_result_list_roots", to_json(arguments)
+            "test_input_required_result_list_roots",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_input_required_result_list_roots", result)
 
     async def test_input_required_result_request_state(
-        self,
+        self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_request_state`: Asks for a confirmation, carrying request state."""
         arguments = TestInputRequiredResultRequestStateInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_input_required_result_request_state", to_json(arguments)
+            "test_input_required_result_request_state",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_input_required_result_request_state", result)
 
     async def test_input_required_result_multiple_inputs(
-        self,
+        self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_multiple_inputs`: Asks three things at once."""
         arguments = TestInputRequiredResultMultipleInputsInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_input_required_result_multiple_inputs", to_json(arguments)
+            "test_input_required_result_multiple_inputs",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_input_required_result_multiple_inputs", result)
 
-    async def test_input_required_result_multi_round(self) -> list[types.ContentBlock]:
+    async def test_input_required_result_multi_round(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_multi_round`: Asks two questions, one round each."""
         arguments = TestInputRequiredResultMultiRoundInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_input_required_result_multi_round", to_json(arguments)
+            "test_input_required_result_multi_round",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_input_required_result_multi_round", result)
 
     async def test_input_required_result_tampered_state(
-        self,
+        self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_tampered_state`: Asks for a confirmation; tampered request state is refused."""
         arguments = TestInputRequiredResultTamperedStateInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_input_required_result_tampered_state", to_json(arguments)
+            "test_input_required_result_tampered_state",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_input_required_result_tampered_state", result)
 
-    async def test_input_required_result_capabilities(self) -> list[types.ContentBlock]:
+    async def test_input_required_result_capabilities(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_capabilities`: Asks only what the client can answer."""
         arguments = TestInputRequiredResultCapabilitiesInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_input_required_result_capabilities", to_json(arguments)
+            "test_input_required_result_capabilities",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_input_required_result_capabilities", result)
 
-    async def test_missing_capability(self) -> list[types.ContentBlock]:
+    async def test_missing_capability(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_missing_capability`: Needs the client's sampling capability."""
         arguments = TestMissingCapabilityInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_missing_capability", to_json(arguments)
+            "test_missing_capability", to_json(arguments), progress_callback=on_progress
         )
         return tool_content("test_missing_capability", result)
 
-    async def test_streaming_elicitation(self) -> list[types.ContentBlock]:
+    async def test_streaming_elicitation(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_streaming_elicitation`: Asks the user a question."""
         arguments = TestStreamingElicitationInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_streaming_elicitation", to_json(arguments)
+            "test_streaming_elicitation",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_streaming_elicitation", result)
 
-    async def test_logging_tool(self) -> list[types.ContentBlock]:
+    async def test_logging_tool(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_logging_tool`: Logs, where the client asked for logs."""
         arguments = TestLoggingToolInput.model_validate(present())
-        result = await self.client.call_tool("test_logging_tool", to_json(arguments))
+        result = await self.client.call_tool(
+            "test_logging_tool", to_json(arguments), progress_callback=on_progress
+        )
         return tool_content("test_logging_tool", result)
 
-    async def test_trigger_tool_change(self) -> list[types.ContentBlock]:
+    async def test_trigger_tool_change(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_tool_change`: Announces that the tool list changed."""
         arguments = TestTriggerToolChangeInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_trigger_tool_change", to_json(arguments)
+            "test_trigger_tool_change",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_trigger_tool_change", result)
 
-    async def test_trigger_prompt_change(self) -> list[types.ContentBlock]:
+    async def test_trigger_prompt_change(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_prompt_change`: Announces that the prompt list changed."""
         arguments = TestTriggerPromptChangeInput.model_validate(present())
         result = await self.client.call_tool(
-            "test_trigger_prompt_change", to_json(arguments)
+            "test_trigger_prompt_change",
+            to_json(arguments),
+            progress_callback=on_progress,
         )
         return tool_content("test_trigger_prompt_change", result)
 
@@ -375,3 +465,42 @@ class McpgenConformanceClient:
     async def get_test_input_required_result_prompt(self) -> types.GetPromptResult:
         """Get prompt `test_input_required_result_prompt`: A prompt that first asks the user for context."""
         return await self.client.get_prompt("test_input_required_result_prompt")
+
+    async def complete_prompt_test_prompt_with_arguments(
+        self,
+        argument: Literal["arg1", "arg2"],
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Completion values for an argument of prompt `test_prompt_with_arguments`, given what was typed."""
+        reference = types.PromptReference(name="test_prompt_with_arguments")
+        result = await self.client.complete(
+            reference, {"name": argument, "value": value}, dict(context or {}) or None
+        )
+        return result.completion.values
+
+    async def complete_prompt_test_prompt_with_embedded_resource(
+        self,
+        argument: Literal["resourceUri"],
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Completion values for an argument of prompt `test_prompt_with_embedded_resource`, given what was typed."""
+        reference = types.PromptReference(name="test_prompt_with_embedded_resource")
+        result = await self.client.complete(
+            reference, {"name": argument, "value": value}, dict(context or {}) or None
+        )
+        return result.completion.values
+
+    async def complete_resource_template_data(
+        self,
+        variable: Literal["id"],
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Completion values for a variable of `test://template/{id}/data`, given what was typed."""
+        reference = types.ResourceTemplateReference(uri="test://template/{id}/data")
+        result = await self.client.complete(
+            reference, {"name": variable, "value": value}, dict(context or {}) or None
+        )
+        return result.completion.values
