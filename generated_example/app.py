@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import mcp_types as types
@@ -70,6 +70,13 @@ class GiftShop(Handlers):
 
     async def read_gifts_widget(self, ctx: Context) -> str:
         return (HERE / "gifts.html").read_text(encoding="utf-8")
+
+    async def complete(
+        self, ref_type: str, ref: str, argument: str, value: str, context: dict[str, str], ctx: Context
+    ) -> Sequence[str] | None:
+        if (ref_type, ref, argument) == ("resource", "gifts://{id}", "id"):
+            return [gift.id for gift in self.catalog.gifts if gift.id.startswith(value)]
+        return None  # the values the spec lists
 
     async def get_gift_thank_you(
         self, args: GiftThankYouArguments, ctx: Context

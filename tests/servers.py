@@ -6,8 +6,9 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 
 def free_port() -> int:
@@ -19,10 +20,18 @@ def free_port() -> int:
 @contextmanager
 def http_server(command: Sequence[str], timeout: float = 30.0) -> Iterator[str]:
     """Start `command --http 127.0.0.1:PORT`; yield its MCP URL; stop it afterwards."""
+    with listening(lambda port: [*command, "--http", f"127.0.0.1:{port}"], timeout) as url:
+        yield url
+
+
+@contextmanager
+def listening(command: Callable[[int], Sequence[str]], timeout: float = 30.0, **options: Any) -> Iterator[str]:
+    """Start the command made for a free port; yield the MCP URL once the port accepts
+    connections; stop the process (and its workers) afterwards."""
     port = free_port()
     # A file, not a pipe: nobody reads the server's log until it matters, and a full pipe would stall it.
     log = tempfile.TemporaryFile(mode="w+")
-    process = subprocess.Popen([*command, "--http", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=log)
+    process = subprocess.Popen(command(port), stdout=subprocess.DEVNULL, stderr=log, **options)
     deadline = time.monotonic() + timeout
     try:
         while True:
@@ -34,7 +43,9 @@ def http_server(command: Sequence[str], timeout: float = 30.0) -> Iterator[str]:
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"the server did not listen on port {port} within {timeout} s") from None
+                    log.seek(0)
+                    message = f"the server did not listen on port {port} within {timeout} s: {log.read()}"
+                    raise RuntimeError(message) from None
                 time.sleep(0.1)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

@@ -155,7 +155,7 @@ def test_client_signature_mirrors_the_input_model() -> None:
         if isinstance(node, ast.AsyncFunctionDef) and node.name.startswith(("suggest", "read", "get"))
     }
     gifts = methods["suggest_gifts"]
-    assert [a.arg for a in gifts.args.kwonlyargs] == ["occasion", "budget", "recipient"]
+    assert [a.arg for a in gifts.args.kwonlyargs] == ["occasion", "budget", "recipient", "on_progress"]
     assert ast.unparse(gifts.args.kwonlyargs[0].annotation) == "Literal['birthday', 'wedding', 'new_year', 'anniversary']"
     assert ast.unparse(gifts.returns) == "SuggestGiftsOutput"
     assert ast.unparse(methods["suggest_gift_cards"].returns) == "list[float]"

@@ -301,7 +301,12 @@ PROMPTS: list[types.Prompt] = [
 
 
 # Completion values from the spec: (ref type, prompt name or template) -> argument -> values.
-COMPLETIONS: dict[tuple[str, str], dict[str, list[str]]] = {}
+COMPLETIONS: dict[tuple[str, str], dict[str, list[str]]] = {
+    ("prompt", "gift_congrats_style"): {
+        "occasion": ["birthday", "wedding", "new year", "anniversary"],
+        "tone": ["warm", "funny", "formal"],
+    }
+}
 
 
 def create_server(handlers: Handlers) -> GeneratedServer:

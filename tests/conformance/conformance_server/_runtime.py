@@ -726,8 +726,9 @@ async def _quietly(send: Awaitable[None]) -> None:
 
 
 def _request_state_security() -> RequestStateSecurity:
-    """The key that signs and encrypts `requestState`. Replicas behind one load balancer must
-    share it: set MCP_REQUEST_STATE_KEY. Without it, a key is made for this process."""
+    """The key that seals `requestState` (AES-GCM). Replicas behind one load balancer must
+    share it: set MCP_REQUEST_STATE_KEY to 32 or more random bytes (e.g. 64 hex digits).
+    Without it, a key is made for this process alone."""
     key = os.environ.get("MCP_REQUEST_STATE_KEY")
     return RequestStateSecurity(keys=[key]) if key else RequestStateSecurity.ephemeral()
 
