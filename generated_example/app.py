@@ -68,9 +68,6 @@ class GiftShop(Handlers):
                 return gift
         raise NotFoundError(id)
 
-    async def read_gifts_widget(self, ctx: Context) -> str:
-        return (HERE / "gifts.html").read_text(encoding="utf-8")
-
     async def complete(
         self, ref_type: str, ref: str, argument: str, value: str, context: dict[str, str], ctx: Context
     ) -> Sequence[str] | None:

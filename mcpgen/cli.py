@@ -88,7 +88,7 @@ def _write(result: Build, force: bool) -> int:
         for signature in added:
             print(f"    {signature}")
     if removed:
-        print(f"Handlers no longer has: {', '.join(removed)}; remove them from your subclass.")
+        print(f"Handlers no longer needs: {', '.join(removed)}; remove it from your subclass.")
     return EXIT_OK
 
 

@@ -289,3 +289,77 @@ async def test_pagination(paged: Any, mode: str) -> None:
             with pytest.raises(MCPError) as caught:
                 await client.list_tools(cursor=bad, cache_mode="bypass")
             assert caught.value.code == -32602
+
+
+EXTRAS = """\
+mcpgen: 1
+server: {name: extras, version: "1"}
+tools:
+  report:
+    description: Structured data plus a link and a note.
+    inputSchema: {type: object}
+    outputSchema: {type: object, properties: {count: {type: integer}}, required: [count]}
+  slow:
+    description: Works until it is cancelled.
+    inputSchema: {type: object}
+"""
+
+
+@pytest.fixture
+async def extras(tmp_path: Path) -> AsyncIterator[Any]:
+    apply(build(write_spec(tmp_path, EXTRAS)).plan())
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import extras as package  # type: ignore[import-not-found]
+
+        class Extras(package.Handlers):  # type: ignore[misc, name-defined]
+            started = anyio.Event()
+            cancelled = False
+
+            async def report(self, args: Any, ctx: Any) -> Any:
+                link = package.resource_link("test://report", "report", mime_type="text/csv")
+                return package.ToolResult(package.models.ReportOutput(count=2), content=[link, "note"])
+
+            async def slow(self, args: Any, ctx: Any) -> Any:
+                self.started.set()
+                try:
+                    await anyio.sleep(30)
+                except anyio.get_cancelled_exc_class():
+                    type(self).cancelled = True
+                    raise
+                return "finished"
+
+        yield package, Extras
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "extras" or m.startswith("extras.")]:
+            del sys.modules[name]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_structured_output_with_extra_content(extras: Any, mode: str) -> None:
+    package, handlers = extras
+    async with Client(package.create_server(handlers()), mode=mode) as client:
+        result = await client.call_tool("report", {})
+        assert result.structured_content == {"count": 2}
+        assert [block.type for block in result.content] == ["text", "resource_link", "text"]
+        assert result.content[0].text == '{"count": 2}'  # type: ignore[union-attr]
+        assert result.content[1].uri == "test://report"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_cancelling_a_call_cancels_the_handler(extras: Any, mode: str) -> None:
+    package, handlers = extras
+    handlers.started = anyio.Event()
+    handlers.cancelled = False
+    instance = handlers()
+    async with Client(package.create_server(instance), mode=mode) as client:
+        with anyio.move_on_after(5) as deadline:
+            async with anyio.create_task_group() as calls:
+                calls.start_soon(client.call_tool, "slow", {})
+                await instance.started.wait()
+                calls.cancel_scope.cancel()
+        assert not deadline.cancelled_caught
+        with anyio.fail_after(5):
+            while not handlers.cancelled:
+                await anyio.sleep(0.01)

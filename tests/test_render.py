@@ -173,7 +173,6 @@ def test_handlers_are_abstract_and_typed() -> None:
         "get_gift_thank_you",
         "read_gift",
         "read_gift_catalog",
-        "read_gifts_widget",
         "suggest_gift_cards",
         "suggest_gifts",
     ]

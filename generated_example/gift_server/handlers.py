@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import mcp_types as types
 
-from ._content import ResourceContent, ToolResult
+from ._content import ToolResult
 from ._context import Context
 
 from .models import (
@@ -62,10 +62,6 @@ class Handlers(ABC):
 
         Raise `NotFoundError` when nothing exists at the address.
         """
-
-    @abstractmethod
-    async def read_gifts_widget(self, ctx: Context) -> ResourceContent:
-        """Resource `ui://widget/gifts.html`: Renders suggest_gifts results as cards."""
 
     @abstractmethod
     async def get_gift_thank_you(

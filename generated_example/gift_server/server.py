@@ -345,7 +345,12 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                 GiftCatalogContent,
                 RESOURCE_SCHEMAS["gift_catalog"],
             ),
-            ResourceBinding(RESOURCES[1], handlers.read_gifts_widget),
+            ResourceBinding(
+                RESOURCES[1],
+                static={
+                    "text": '<!doctype html>\n<html>\n  <body>\n    <ul id="gifts"></ul>\n    <script>\n      // The Apps SDK hands the tool\'s structuredContent to the widget as toolOutput.\n      const output = (window.openai && window.openai.toolOutput) || { gifts: [] };\n      const list = document.getElementById("gifts");\n      for (const gift of output.gifts) {\n        const item = document.createElement("li");\n        item.textContent = `${gift.name}: €${gift.price.toFixed(2)}`;\n        list.appendChild(item);\n      }\n    </script>\n  </body>\n</html>\n'
+                },
+            ),
         ],
         templates=[
             TemplateBinding(
