@@ -185,6 +185,7 @@ async def test_resources(server: Any, mode: str) -> None:
         assert (data.id, data.templateTest, data.data) == ("42", True, "Data for ID: 42")
 
 
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")
 async def test_list_changes_and_resource_updates_reach_legacy_clients(server: Any) -> None:
     seen: list[str] = []
 

@@ -483,6 +483,7 @@ class _Resources:
         )
 
 
+# The same pattern mcpgen checked the spec's templates with.
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 

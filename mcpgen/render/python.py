@@ -10,6 +10,7 @@ import jinja2
 
 from mcpgen import __version__
 from mcpgen.generator import template_directory
+from mcpgen.prompt_templates import PLACEHOLDER
 
 # Fixed, so that no configuration of the user's can change the output.
 BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=88)
@@ -22,6 +23,13 @@ def format_python(source: str) -> str:
 def python_literal(value: Any) -> str:
     """JSON data as a Python literal; spec strings reach generated code only this way."""
     return repr(value)
+
+
+def raw_string(text: str) -> str:
+    """A regular expression as a readable raw literal, where that is exact; else a plain one."""
+    if '"' in text or text.endswith("\\") or "\n" in text:
+        return repr(text)
+    return f'r"{text}"'
 
 
 def docstring(text: str | None) -> str:
@@ -42,7 +50,9 @@ def environment() -> jinja2.Environment:
     )
     env.filters["py"] = python_literal
     env.filters["docstring"] = docstring
+    env.filters["raw"] = raw_string
     env.globals["version"] = __version__
+    env.globals["placeholder_pattern"] = PLACEHOLDER.pattern
     return env
 
 
