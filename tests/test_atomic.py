@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from helpers import GIFT_SPEC
+from helpers import GIFT_SPEC, copy_gift_spec
 
 from mcpgen.build import build
 from mcpgen.writer import MANIFEST
@@ -23,11 +23,8 @@ def _snapshot(package: Path) -> dict[str, bytes]:
 
 
 def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path: Path) -> None:
-    old_spec = tmp_path / "old" / "gift_server.yaml"
-    old_spec.parent.mkdir()
-    shutil.copy(GIFT_SPEC, old_spec)
-    new_spec = tmp_path / "gift_server.yaml"
-    new_spec.write_text(GIFT_SPEC.read_text().replace("Suggests gift ideas", "Proposes gift ideas"))
+    old_spec = copy_gift_spec(tmp_path / "old")
+    new_spec = copy_gift_spec(tmp_path / "new", GIFT_SPEC.read_text().replace("Suggests gift ideas", "Proposes"))
     out = tmp_path / "out"
     old_build, new_build = build(old_spec, out), build(new_spec, out)
     old = dict(old_build.files, **{MANIFEST: old_build.manifest})

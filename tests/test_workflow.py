@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import yaml
-from helpers import GIFT_SPEC, MINIMAL, ROOT, write_spec
+from helpers import GIFT_SPEC, MINIMAL, ROOT, copy_gift_spec, write_spec
 
 from mcpgen.build import build
 from mcpgen.cli import main
@@ -132,8 +132,7 @@ def test_reordering_tools_and_properties_keeps_every_name(tmp_path: Path) -> Non
     spec["definitions"] = dict(reversed(list(spec["definitions"].items())))
     for tool in spec["tools"].values():
         tool["inputSchema"]["properties"] = dict(reversed(list(tool["inputSchema"]["properties"].items())))
-    reordered = tmp_path / "gift_server.yaml"
-    reordered.write_text(yaml.safe_dump(spec, sort_keys=False))
+    reordered = copy_gift_spec(tmp_path, yaml.safe_dump(spec, sort_keys=False))
     assert _names(build(reordered).files) == _names(build(GIFT_SPEC).files)
 
 
