@@ -141,3 +141,17 @@ def test_pre_commit_hooks_are_declared() -> None:
     check = next(hook for hook in hooks if hook["id"] == "mcpgen-check")
     assert check["entry"] == "mcpgen check" and check["pass_filenames"] is False
     assert re.search(r"mcpgen check specs/", (ROOT / "README.md").read_text())
+
+
+def test_a_changed_file_that_the_spec_names_is_rebuilt(tmp_path: Path) -> None:
+    (tmp_path / "widget.html").write_text("<p>one</p>")
+    spec = write_spec(
+        tmp_path,
+        MINIMAL + "resources:\n  widget:\n    uri: ui://w.html\n    mimeType: text/html\n    file: widget.html\n",
+    )
+    subprocess.run([*MCPGEN, "build", str(spec)], check=True, capture_output=True)
+    assert "up to date" in subprocess.run([*MCPGEN, "build", str(spec)], capture_output=True, text=True).stdout
+    (tmp_path / "widget.html").write_text("<p>two</p>")
+    rebuilt = subprocess.run([*MCPGEN, "build", str(spec)], capture_output=True, text=True, check=True).stdout
+    assert "files written" in rebuilt
+    assert "<p>two</p>" in (tmp_path / "demo" / "server.py").read_text()
