@@ -20,7 +20,7 @@ from mcpgen.render.model_index import index_models
 from mcpgen.render.python import BLACK_MODE, docstring, python_literal, raw_string
 from mcpgen.writer import apply
 
-PYTHON_FILES = ["__init__.py", "_runtime.py", "client.py", "handlers.py", "models.py", "server.py"]
+PYTHON_FILES = sorted(path.name for path in GENERATED.glob("*.py"))
 
 
 def test_golden_rebuild_is_byte_identical(tmp_path: Path) -> None:
