@@ -108,10 +108,10 @@ def schema_violations(validator: Draft202012Validator, instance: Any) -> list[st
 @dataclass(frozen=True)
 class ToolBinding:
     tool: types.Tool
-    input_model: type[BaseModel]
-    output_model: type[BaseModel] | None
-    wrapped: bool
     call: Callable[[Any, Context], Awaitable[Any]]
+    input_model: type[BaseModel]
+    output_model: type[BaseModel] | None = None
+    wrapped: bool = False  # a non-object output, served as {"result": ...}
 
 
 @dataclass(frozen=True)

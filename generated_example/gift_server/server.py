@@ -2,8 +2,9 @@
 # Edit the spec instead and rebuild: mcpgen build gift_server.yaml
 """The gift-server MCP server: the spec's tools, resources and prompts on the MCP SDK.
 
-`create_server(handlers)` returns a low-level `mcp.server.lowlevel.Server`;
-`run(handlers)` serves it over stdio, or over Streamable HTTP with `--http HOST:PORT`.
+`create_server(handlers)` returns the server (the SDK's low-level `Server`, plus
+notifications); `run(handlers)` serves it over stdio, or over Streamable HTTP with
+`--http HOST:PORT`; `create_app(handlers)` is the ASGI app for uvicorn workers.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from typing import Any
 import mcp_types as types
 
 from ._runtime import (
+    GeneratedServer,
     PromptBinding,
     ResourceBinding,
     TemplateBinding,
     ToolBinding,
-    GeneratedServer,
     build_server,
     http_app,
     serve,
@@ -323,18 +324,14 @@ def create_server(handlers: Handlers) -> GeneratedServer:
         complete=handlers.complete,
         tools=[
             ToolBinding(
-                TOOLS[0],
-                SuggestGiftsInput,
-                SuggestGiftsOutput,
-                False,
-                handlers.suggest_gifts,
+                TOOLS[0], handlers.suggest_gifts, SuggestGiftsInput, SuggestGiftsOutput
             ),
             ToolBinding(
                 TOOLS[1],
+                handlers.suggest_gift_cards,
                 SuggestGiftCardsInput,
                 SuggestGiftCardsOutput,
-                True,
-                handlers.suggest_gift_cards,
+                wrapped=True,
             ),
         ],
         invalid_arguments="tool_error",
@@ -348,7 +345,24 @@ def create_server(handlers: Handlers) -> GeneratedServer:
             ResourceBinding(
                 RESOURCES[1],
                 static={
-                    "text": '<!doctype html>\n<html>\n  <body>\n    <ul id="gifts"></ul>\n    <script>\n      // The Apps SDK hands the tool\'s structuredContent to the widget as toolOutput.\n      const output = (window.openai && window.openai.toolOutput) || { gifts: [] };\n      const list = document.getElementById("gifts");\n      for (const gift of output.gifts) {\n        const item = document.createElement("li");\n        item.textContent = `${gift.name}: €${gift.price.toFixed(2)}`;\n        list.appendChild(item);\n      }\n    </script>\n  </body>\n</html>\n'
+                    "text": (
+                        "<!doctype html>\n"
+                        "<html>\n"
+                        "  <body>\n"
+                        '    <ul id="gifts"></ul>\n'
+                        "    <script>\n"
+                        "      // The Apps SDK hands the tool's structuredContent to the widget as toolOutput.\n"
+                        "      const output = (window.openai && window.openai.toolOutput) || { gifts: [] };\n"
+                        '      const list = document.getElementById("gifts");\n'
+                        "      for (const gift of output.gifts) {\n"
+                        '        const item = document.createElement("li");\n'
+                        "        item.textContent = `${gift.name}: €${gift.price.toFixed(2)}`;\n"
+                        "        list.appendChild(item);\n"
+                        "      }\n"
+                        "    </script>\n"
+                        "  </body>\n"
+                        "</html>\n"
+                    )
                 },
             ),
         ],

@@ -25,6 +25,16 @@ def python_literal(value: Any) -> str:
     return repr(value)
 
 
+def python_lines(value: Any) -> str:
+    """Like `python_literal`, but a long multi-line string becomes a parenthesised run of
+    one literal per line, so generated code stays readable (black never splits strings)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key!r}: {python_lines(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, str) and "\n" in value.rstrip("\n") and len(value) > 60:
+        return "(\n" + "\n".join(repr(line) for line in value.splitlines(keepends=True)) + "\n)"
+    return repr(value)
+
+
 def raw_string(text: str) -> str:
     """A regular expression as a readable raw literal, where that is exact; else a plain one."""
     if '"' in text or text.endswith("\\") or "\n" in text:
@@ -51,6 +61,7 @@ def environment() -> jinja2.Environment:
     env.filters["py"] = python_literal
     env.filters["docstring"] = docstring
     env.filters["raw"] = raw_string
+    env.filters["py_lines"] = python_lines
     env.globals["version"] = __version__
     env.globals["placeholder_pattern"] = PLACEHOLDER.pattern
     return env

@@ -2,8 +2,9 @@
 # Edit the spec instead and rebuild: mcpgen build conformance.yaml
 """The mcpgen-conformance MCP server: the spec's tools, resources and prompts on the MCP SDK.
 
-`create_server(handlers)` returns a low-level `mcp.server.lowlevel.Server`;
-`run(handlers)` serves it over stdio, or over Streamable HTTP with `--http HOST:PORT`.
+`create_server(handlers)` returns the server (the SDK's low-level `Server`, plus
+notifications); `run(handlers)` serves it over stdio, or over Streamable HTTP with
+`--http HOST:PORT`; `create_app(handlers)` is the ASGI app for uvicorn workers.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from typing import Any
 import mcp_types as types
 
 from ._runtime import (
+    GeneratedServer,
     PromptBinding,
     ResourceBinding,
     TemplateBinding,
     ToolBinding,
-    GeneratedServer,
     build_server,
     http_app,
     serve,
@@ -402,171 +403,95 @@ def create_server(handlers: Handlers) -> GeneratedServer:
         completions=COMPLETIONS,
         complete=handlers.complete,
         tools=[
+            ToolBinding(TOOLS[0], handlers.test_simple_text, TestSimpleTextInput),
+            ToolBinding(TOOLS[1], handlers.test_image_content, TestImageContentInput),
+            ToolBinding(TOOLS[2], handlers.test_audio_content, TestAudioContentInput),
             ToolBinding(
-                TOOLS[0], TestSimpleTextInput, None, False, handlers.test_simple_text
-            ),
-            ToolBinding(
-                TOOLS[1],
-                TestImageContentInput,
-                None,
-                False,
-                handlers.test_image_content,
-            ),
-            ToolBinding(
-                TOOLS[2],
-                TestAudioContentInput,
-                None,
-                False,
-                handlers.test_audio_content,
-            ),
-            ToolBinding(
-                TOOLS[3],
-                TestEmbeddedResourceInput,
-                None,
-                False,
-                handlers.test_embedded_resource,
+                TOOLS[3], handlers.test_embedded_resource, TestEmbeddedResourceInput
             ),
             ToolBinding(
                 TOOLS[4],
-                TestMultipleContentTypesInput,
-                None,
-                False,
                 handlers.test_multiple_content_types,
+                TestMultipleContentTypesInput,
+            ),
+            ToolBinding(TOOLS[5], handlers.test_error_handling, TestErrorHandlingInput),
+            ToolBinding(
+                TOOLS[6], handlers.test_tool_with_progress, TestToolWithProgressInput
             ),
             ToolBinding(
-                TOOLS[5],
-                TestErrorHandlingInput,
-                None,
-                False,
-                handlers.test_error_handling,
+                TOOLS[7], handlers.test_tool_with_logging, TestToolWithLoggingInput
             ),
-            ToolBinding(
-                TOOLS[6],
-                TestToolWithProgressInput,
-                None,
-                False,
-                handlers.test_tool_with_progress,
-            ),
-            ToolBinding(
-                TOOLS[7],
-                TestToolWithLoggingInput,
-                None,
-                False,
-                handlers.test_tool_with_logging,
-            ),
-            ToolBinding(
-                TOOLS[8], TestSamplingInput, None, False, handlers.test_sampling
-            ),
-            ToolBinding(
-                TOOLS[9], TestElicitationInput, None, False, handlers.test_elicitation
-            ),
+            ToolBinding(TOOLS[8], handlers.test_sampling, TestSamplingInput),
+            ToolBinding(TOOLS[9], handlers.test_elicitation, TestElicitationInput),
             ToolBinding(
                 TOOLS[10],
-                TestElicitationSep1034DefaultsInput,
-                None,
-                False,
                 handlers.test_elicitation_sep1034_defaults,
+                TestElicitationSep1034DefaultsInput,
             ),
             ToolBinding(
                 TOOLS[11],
-                TestElicitationSep1330EnumsInput,
-                None,
-                False,
                 handlers.test_elicitation_sep1330_enums,
+                TestElicitationSep1330EnumsInput,
             ),
             ToolBinding(
-                TOOLS[12],
-                JsonSchema202012ToolInput,
-                None,
-                False,
-                handlers.json_schema_2020_12_tool,
+                TOOLS[12], handlers.json_schema_2020_12_tool, JsonSchema202012ToolInput
             ),
             ToolBinding(
                 TOOLS[13],
-                TestInputRequiredResultElicitationInput,
-                None,
-                False,
                 handlers.test_input_required_result_elicitation,
+                TestInputRequiredResultElicitationInput,
             ),
             ToolBinding(
                 TOOLS[14],
-                TestInputRequiredResultSamplingInput,
-                None,
-                False,
                 handlers.test_input_required_result_sampling,
+                TestInputRequiredResultSamplingInput,
             ),
             ToolBinding(
                 TOOLS[15],
-                TestInputRequiredResultListRootsInput,
-                None,
-                False,
                 handlers.test_input_required_result_list_roots,
+                TestInputRequiredResultListRootsInput,
             ),
             ToolBinding(
                 TOOLS[16],
-                TestInputRequiredResultRequestStateInput,
-                None,
-                False,
                 handlers.test_input_required_result_request_state,
+                TestInputRequiredResultRequestStateInput,
             ),
             ToolBinding(
                 TOOLS[17],
-                TestInputRequiredResultMultipleInputsInput,
-                None,
-                False,
                 handlers.test_input_required_result_multiple_inputs,
+                TestInputRequiredResultMultipleInputsInput,
             ),
             ToolBinding(
                 TOOLS[18],
-                TestInputRequiredResultMultiRoundInput,
-                None,
-                False,
                 handlers.test_input_required_result_multi_round,
+                TestInputRequiredResultMultiRoundInput,
             ),
             ToolBinding(
                 TOOLS[19],
-                TestInputRequiredResultTamperedStateInput,
-                None,
-                False,
                 handlers.test_input_required_result_tampered_state,
+                TestInputRequiredResultTamperedStateInput,
             ),
             ToolBinding(
                 TOOLS[20],
-                TestInputRequiredResultCapabilitiesInput,
-                None,
-                False,
                 handlers.test_input_required_result_capabilities,
+                TestInputRequiredResultCapabilitiesInput,
             ),
             ToolBinding(
-                TOOLS[21],
-                TestMissingCapabilityInput,
-                None,
-                False,
-                handlers.test_missing_capability,
+                TOOLS[21], handlers.test_missing_capability, TestMissingCapabilityInput
             ),
             ToolBinding(
                 TOOLS[22],
-                TestStreamingElicitationInput,
-                None,
-                False,
                 handlers.test_streaming_elicitation,
+                TestStreamingElicitationInput,
             ),
+            ToolBinding(TOOLS[23], handlers.test_logging_tool, TestLoggingToolInput),
             ToolBinding(
-                TOOLS[23], TestLoggingToolInput, None, False, handlers.test_logging_tool
-            ),
-            ToolBinding(
-                TOOLS[24],
-                TestTriggerToolChangeInput,
-                None,
-                False,
-                handlers.test_trigger_tool_change,
+                TOOLS[24], handlers.test_trigger_tool_change, TestTriggerToolChangeInput
             ),
             ToolBinding(
                 TOOLS[25],
-                TestTriggerPromptChangeInput,
-                None,
-                False,
                 handlers.test_trigger_prompt_change,
+                TestTriggerPromptChangeInput,
             ),
         ],
         invalid_arguments="tool_error",
