@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 
 from mcpgen.assets import asset_path, is_base64, read_asset
 from mcpgen.diagnostics import Diagnostic, did_you_mean
-from mcpgen.prompt_templates import PromptTemplateError, placeholders
+from mcpgen.prompt_templates import PromptTemplateError, compile_template, used_arguments
 from mcpgen.schemas import bundle
 from mcpgen.source import JsonPath
 from mcpgen.spec import MESSAGE_KINDS, Json, Prompt, Spec
@@ -57,9 +57,10 @@ def check_messages(spec: Spec, prompt: Prompt, declared: list[str]) -> Iterator[
 
 def _placeholders(spec: Spec, prompt: Prompt, text: str, at: JsonPath, declared: list[str]) -> Iterator[Diagnostic]:
     try:
-        used = placeholders(text)
+        used = used_arguments(compile_template(text))
     except PromptTemplateError as exc:
-        yield spec.source.error(at, f"prompt '{prompt.name}': {exc}", "only `{{ argument }}` is supported", at_value=True)
+        hint = "templates may use {{ argument }}, {{ argument | default('text') }} and {% if argument %}"
+        yield spec.source.error(at, f"prompt '{prompt.name}': {exc}", hint, at_value=True)
         return
     for name in used:
         if name not in declared:

@@ -68,7 +68,9 @@ class PromptArgumentIR:
 @dataclass(frozen=True)
 class PromptMessageIR:
     role: Literal["user", "assistant"]
-    content: dict[str, Json]  # a wire content block; a text block's text is a template
+    # A wire content block; a text block carries its compiled `template` instead of `text`.
+    content: dict[str, Json]
+    source: str | None = None  # a text block's template as written, for documentation
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from mcpgen.schemas import DEFINITIONS_PREFIX, LOCAL_PREFIX, bundle, ref_target,
 from mcpgen.spec import Json, Spec
 from mcpgen.uri_templates import template_variables
 from mcpgen.assets import read_asset
+from mcpgen.prompt_templates import compile_template
 from mcpgen.writer import sha256, spec_hash
 
 # Keywords that would change how a model generator resolves refs in the combined document.
@@ -134,7 +135,7 @@ def _message_content(message: Any, assets: _Assets) -> dict[str, Json]:
     kind = message.kinds[0]
     body = message.body
     if kind == "text":
-        return {"type": "text", "text": body}
+        return {"type": "text", "template": compile_template(body)}
     if kind in ("image", "audio"):
         return {"type": kind, "data": assets.base64(body, "data"), "mimeType": body["mimeType"]}
     contents: dict[str, Json] = {"uri": body["uri"]}
@@ -232,7 +233,10 @@ def _prompt(prompt: Any, models: dict[str, Json], assets: _Assets) -> PromptIR:
     )
     messages = None
     if prompt.messages is not None:
-        messages = tuple(PromptMessageIR(message.role, _message_content(message, assets)) for message in prompt.messages)
+        messages = tuple(
+            PromptMessageIR(message.role, _message_content(message, assets), message.text)
+            for message in prompt.messages
+        )
     return PromptIR(
         prompt.name,
         naming.prompt_method(prompt.name),

@@ -784,18 +784,22 @@ prompts:
 """
 
 
+TEMPLATE_HINT = "templates may use {{ argument }}, {{ argument | default('text') }} and {% if argument %}"
+
+
 @pytest.mark.parametrize(
     ("text", "message", "hint"),
     [
         ("A card for {{ ocasion }}", "prompt 'p' uses the undeclared argument 'ocasion'", "did you mean 'occasion'?"),
         ("Hello {{ name }}", "prompt 'p' uses the undeclared argument 'name'", "declare it under the prompt's 'arguments'"),
+        ("{% for o in occasion %}x{% endfor %}", "prompt 'p': unsupported template syntax: for", TEMPLATE_HINT),
+        ("{{ occasion.upper() }}", "prompt 'p': unsupported template expression: call", TEMPLATE_HINT),
+        ("{% if occasion == 1 %}x{% endif %}", "prompt 'p': an {% if %} may only test an argument, e.g. {% if tone %}", TEMPLATE_HINT),
         (
-            "{% if occasion %}hi{% endif %}",
-            "prompt 'p': unsupported template syntax '{%'",
-            "only `{{ argument }}` is supported",
+            "{{ occasion",
+            "prompt 'p': template syntax error on line 1: unexpected end of template, expected 'end of print statement'.",
+            TEMPLATE_HINT,
         ),
-        ("hi {# note #}", "prompt 'p': unsupported template syntax '{#'", "only `{{ argument }}` is supported"),
-        ("{{ occasion.upper() }}", "prompt 'p': unsupported template syntax '{{'", "only `{{ argument }}` is supported"),
     ],
 )
 def test_bad_prompt_templates(tmp_path: Path, text: str, message: str, hint: str) -> None:

@@ -364,3 +364,20 @@ async def test_cancelling_a_call_cancels_the_handler(extras: Any, mode: str) -> 
         with anyio.fail_after(5):
             while not handlers.cancelled:
                 await anyio.sleep(0.01)
+
+
+def test_prompt_templates_compile_to_a_safe_subset() -> None:
+    from mcpgen.prompt_templates import PromptTemplateError, compile_template, used_arguments
+
+    parts = compile_template("A{% if tone %} {{ tone }}{% endif %} card{% if not x %}!{% elif y %}?{% else %}.{% endif %}")
+    assert used_arguments(parts) == ["tone", "x", "y"]
+    from conformance_server._runtime import render_template
+
+    assert render_template(parts, {"tone": "warm"}) == "A warm card!"
+    assert render_template(parts, {"x": "1"}) == "A card."
+    assert render_template(parts, {"x": "1", "y": "1"}) == "A card?"
+    assert render_template(compile_template('Hi {{ n | default("you") }}'), {}) == "Hi you"
+    assert render_template(compile_template("{{ a }}"), {"a": "{{ b }}{% if c %}"}) == "{{ b }}{% if c %}"
+    for unsafe in ("{{ a.__class__ }}", "{% for x in y %}{% endfor %}", "{{ a | upper }}", "{{ 7 * 7 }}", "{% if a == 1 %}{% endif %}"):
+        with pytest.raises(PromptTemplateError):
+            compile_template(unsafe)

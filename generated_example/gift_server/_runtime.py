@@ -13,7 +13,6 @@ import hashlib
 import hmac
 import json
 import logging
-import re
 import os
 import warnings
 import weakref
@@ -483,21 +482,37 @@ class _Resources:
         )
 
 
-# The same pattern mcpgen checked the spec's templates with.
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-
-
-def render_template(text: str, arguments: Mapping[str, str]) -> str:
-    """Fill `{{ name }}` placeholders in one pass: argument values are never read as templates."""
-    return _PLACEHOLDER.sub(lambda match: arguments.get(match.group(1), ""), text)
+def render_template(parts: Sequence[Any], arguments: Mapping[str, str]) -> str:
+    """Interpret a template that mcpgen compiled from the spec (see `prompt_templates`):
+    text, `{"var": name, "default"?: text}` and `{"if": name, "not", "then", "else"}`.
+    Argument values are only ever printed, never read as templates."""
+    text: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            text.append(part)
+        elif "var" in part:
+            text.append(
+                arguments[part["var"]]
+                if part["var"] in arguments
+                else part.get("default", "")
+            )
+        else:
+            chosen = bool(arguments.get(part["if"])) != part["not"]
+            text.append(
+                render_template(part["then"] if chosen else part["else"], arguments)
+            )
+    return "".join(text)
 
 
 def _render_message(
     message: Mapping[str, Any], arguments: Mapping[str, str]
 ) -> types.PromptMessage:
     content = message["content"]
-    if content["type"] == "text":
-        content = {**content, "text": render_template(content["text"], arguments)}
+    if "template" in content:
+        content = {
+            "type": "text",
+            "text": render_template(content["template"], arguments),
+        }
     return types.PromptMessage.model_validate(
         {"role": message["role"], "content": content}
     )

@@ -384,7 +384,18 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                         "role": "user",
                         "content": {
                             "type": "text",
-                            "text": "Write a short {{ tone }} greeting card text for a {{ occasion }}.",
+                            "template": [
+                                "Write a short ",
+                                {
+                                    "if": "tone",
+                                    "not": False,
+                                    "then": [{"var": "tone"}, " "],
+                                    "else": [],
+                                },
+                                "greeting card text for a ",
+                                {"var": "occasion"},
+                                ".",
+                            ],
                         },
                     }
                 ],

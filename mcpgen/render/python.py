@@ -10,7 +10,6 @@ import jinja2
 
 from mcpgen import __version__
 from mcpgen.generator import template_directory
-from mcpgen.prompt_templates import PLACEHOLDER
 
 # Fixed, so that no configuration of the user's can change the output.
 BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=88)
@@ -35,13 +34,6 @@ def python_lines(value: Any) -> str:
     return repr(value)
 
 
-def raw_string(text: str) -> str:
-    """A regular expression as a readable raw literal, where that is exact; else a plain one."""
-    if '"' in text or text.endswith("\\") or "\n" in text:
-        return repr(text)
-    return f'r"{text}"'
-
-
 def docstring(text: str | None) -> str:
     """Text made safe to sit inside a triple-quoted docstring."""
     return (text or "").replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip()
@@ -60,10 +52,8 @@ def environment() -> jinja2.Environment:
     )
     env.filters["py"] = python_literal
     env.filters["docstring"] = docstring
-    env.filters["raw"] = raw_string
     env.filters["py_lines"] = python_lines
     env.globals["version"] = __version__
-    env.globals["placeholder_pattern"] = PLACEHOLDER.pattern
     return env
 
 

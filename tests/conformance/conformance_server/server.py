@@ -526,7 +526,7 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                         "role": "user",
                         "content": {
                             "type": "text",
-                            "text": "This is a simple prompt for testing.",
+                            "template": ["This is a simple prompt for testing."],
                         },
                     }
                 ],
@@ -539,7 +539,13 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                         "role": "user",
                         "content": {
                             "type": "text",
-                            "text": "Prompt with arguments: arg1='{{ arg1 }}', arg2='{{ arg2 }}'",
+                            "template": [
+                                "Prompt with arguments: arg1='",
+                                {"var": "arg1"},
+                                "', arg2='",
+                                {"var": "arg2"},
+                                "'",
+                            ],
                         },
                     }
                 ],
@@ -565,7 +571,7 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                         "role": "user",
                         "content": {
                             "type": "text",
-                            "text": "Please analyze the image above.",
+                            "template": ["Please analyze the image above."],
                         },
                     },
                 ],
