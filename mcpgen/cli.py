@@ -171,7 +171,7 @@ def _init(directory: Path) -> int:
         return _report(error)
     if _write(result, force=False) != EXIT_OK:
         return EXIT_FAILED
-    create(directory / APP, render_app(result.api))
+    create(directory / APP, render_app(result.api, result.files["models.py"].decode()))
     print(f"next: fill in the stubs in {directory / APP}, then serve it: python {directory / APP}")
     return EXIT_OK
 

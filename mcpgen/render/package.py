@@ -10,8 +10,6 @@ from mcpgen.ir import Api, PromptIR, ResourceIR, ToolIR
 from mcpgen.render.model_index import ModelIndex, index_models
 from mcpgen.render.models import render_models
 from mcpgen.render.python import format_python, render_template
-
-__all__ = ["render_app", "render_package", "render_template"]
 from mcpgen.render.schema_doc import render_schema_json, render_schema_markdown, schema_document
 
 PYTHON_MODULES = ("__init__.py", "_content.py", "_context.py", "_runtime.py", "handlers.py", "server.py", "client.py")
@@ -96,22 +94,15 @@ def header(api: Api) -> str:
     return render_template("header.jinja", api=api).rstrip("\n")
 
 
-def _view(api: Api, models: str) -> PythonView:
-    return PythonView(api, index_models(models))
-
-
-def render_app(api: Api) -> str:
-    """The starter implementation `mcpgen init` writes: a stub for every Handlers method."""
-    return format_python(render_template("app.py.jinja", api=api, view=_view(api, _models(api))))
-
-
-def _models(api: Api) -> str:
-    return format_python(render_models(api, header(api)))
+def render_app(api: Api, models: str) -> str:
+    """The starter implementation `mcpgen init` writes: a stub for every Handlers method.
+    `models` is the package's rendered models.py."""
+    return format_python(render_template("app.py.jinja", api=api, view=PythonView(api, index_models(models))))
 
 
 def render_package(api: Api) -> dict[str, str]:
-    models = _models(api)
-    view = _view(api, models)
+    models = format_python(render_models(api, header(api)))
+    view = PythonView(api, index_models(models))
     files = {"models.py": models}
     for module in PYTHON_MODULES:
         files[module] = format_python(render_template(f"{module}.jinja", api=api, view=view))
