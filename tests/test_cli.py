@@ -7,14 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import GIFT_SPEC, MINIMAL, ROOT, write_spec
 
 from mcpgen.cli import main
 from mcpgen.spec_format import spec_format_schema
 
 
-def test_check_passes_on_the_committed_example(capsys) -> None:  # type: ignore[no-untyped-def]
-    assert main(["check", str(GIFT_SPEC)]) == 0
+@pytest.mark.parametrize("spec", [GIFT_SPEC, ROOT / "specs" / "conformance.yaml"])
+def test_check_passes_on_the_committed_packages(spec: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["check", str(spec)]) == 0
     assert "up to date" in capsys.readouterr().out
 
 
