@@ -269,6 +269,14 @@ def check_semantics(spec: Spec) -> list[Diagnostic]:
                     )
                 )
             seen_uris.setdefault(resource.uri, resource.path)
+        if resource.completion and resource.uri_template is None:
+            problems.append(
+                source.error(
+                    resource.path + ("completion",),
+                    "completion values are for the variables of a uriTemplate",
+                    "remove `completion`, or make this resource a template",
+                )
+            )
         if resource.uri_template is not None:
             try:
                 variables = template_variables(resource.uri_template)
@@ -282,6 +290,15 @@ def check_semantics(spec: Spec) -> list[Diagnostic]:
                     )
                 )
             else:
+                for name in resource.completion:
+                    if name not in variables:
+                        problems.append(
+                            source.error(
+                                resource.path + ("completion", name),
+                                f"'{name}' is not a variable of uriTemplate '{resource.uri_template}'",
+                                did_you_mean(name, variables) or f"its variables: {', '.join(variables)}",
+                            )
+                        )
                 seen: dict[str, str] = {}
                 for variable in variables:
                     parameter = naming.parameter(variable)

@@ -988,3 +988,23 @@ def test_the_installed_command_reports_a_missing_file_without_a_traceback(tmp_pa
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith(f"{missing}:1:1: error: cannot read the spec")
+
+
+def test_completion_values_must_name_a_template_variable(tmp_path: Path) -> None:
+    diagnostic = only(
+        tmp_path,
+        'mcpgen: 1\nserver: {name: s, version: "1"}\nresources:\n  r:\n    uriTemplate: "x://{id}"\n'
+        "    completion:\n      idd: [a]\n",
+    )
+    assert where(diagnostic) == (7, 7)
+    assert diagnostic.message == "'idd' is not a variable of uriTemplate 'x://{id}'"
+    assert diagnostic.hint == "did you mean 'id'?"
+
+
+def test_completion_values_need_a_template(tmp_path: Path) -> None:
+    diagnostic = only(
+        tmp_path,
+        'mcpgen: 1\nserver: {name: s, version: "1"}\nresources:\n  r:\n    uri: "x://a"\n    completion: {a: [b]}\n',
+    )
+    assert where(diagnostic) == (6, 5)
+    assert diagnostic.message == "completion values are for the variables of a uriTemplate"
