@@ -180,8 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
         options = parser.parse_args(argv)
-    except SystemExit as exit:
-        return int(exit.code or 0)
+    except SystemExit as exit:  # argparse: --help and --version exit 0, bad usage 2
+        return EXIT_OK if not exit.code else EXIT_USAGE
     command = options.command
     if command == "schema":
         from mcpgen.spec_format import spec_format_schema

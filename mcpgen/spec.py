@@ -65,10 +65,6 @@ class Resource:
     completion: dict[str, Json]
     path: JsonPath
 
-    @property
-    def is_static(self) -> bool:
-        return self.text is not None or self.blob is not None or self.file is not None
-
 
 @dataclass(frozen=True)
 class PromptArgument:

@@ -21,7 +21,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.uri_template import UriTemplate
 
-from ._runtime import present, resource_value, structured_result, to_json, tool_content
+from ._runtime import present, resource_value, structured_result, to_json
 from .models import (
     Gift,
     GiftCatalogContent,
