@@ -45,7 +45,7 @@ def median_seconds(action: Callable[[], Any], rounds: int) -> float:
 def generation(rounds: int) -> None:
     from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
 
-    from mcpgen.build import build
+    from mcpgen.pipeline import build
     from mcpgen.render.models import _OPTIONS
 
     with tempfile.TemporaryDirectory() as out:

@@ -1,24 +1,15 @@
-"""The command line. It parses flags, runs the pipeline and prints; nothing else lives here.
-
-Heavy modules (the checker, the model generator, the formatter) are imported only by the
-commands that need them, so a no-op rebuild stays fast.
-"""
+"""The command line. It parses flags, calls `mcpgen.pipeline` and prints; nothing else lives here."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from mcpgen import __version__
+from mcpgen import __version__, pipeline
 from mcpgen.diagnostics import SpecError
-
-if TYPE_CHECKING:
-    from mcpgen.build import Build
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a bad spec, a stale output, or a file mcpgen refuses to overwrite
@@ -62,10 +53,7 @@ def _report(error: SpecError) -> int:
     return EXIT_FAILED
 
 
-def _write(result: Build, force: bool) -> int:
-    from mcpgen.handler_changes import handler_changes
-    from mcpgen.writer import MANIFEST, apply
-
+def _write(result: pipeline.Build, force: bool) -> int:
     plan = result.plan(force)
     if plan.conflicts:
         for conflict in plan.conflicts:
@@ -74,47 +62,40 @@ def _write(result: Build, force: bool) -> int:
                 sys.stderr.write(conflict.diff)
         print("nothing was written; rerun with --force to overwrite", file=sys.stderr)
         return EXIT_FAILED
-    handlers = result.directory / "handlers.py"
-    old_handlers = handlers.read_text(encoding="utf-8") if handlers.exists() else None
-    apply(plan)
-    written = [name for name in plan.changed if name != MANIFEST]
+    written = pipeline.write(result, plan)
+    count = len(written.written)
     print(
-        f"{result.directory}: {len(written)} file{'s' if len(written) != 1 else ''} written, "
-        f"{len(plan.removed)} removed, {len(result.files) - len(written)} unchanged"
+        f"{written.directory}: {count} file{'s' if count != 1 else ''} written, "
+        f"{len(written.removed)} removed, {written.unchanged} unchanged"
     )
-    added, removed = handler_changes(old_handlers, result.files["handlers.py"].decode())
-    if added:
+    if written.methods_to_add:
         print("Handlers changed; implement these methods in your Handlers subclass:")
-        for signature in added:
+        for signature in written.methods_to_add:
             print(f"    {signature}")
-    if removed:
-        print(f"Handlers no longer needs: {', '.join(removed)}; remove it from your subclass.")
+    if written.methods_to_remove:
+        print(f"Handlers no longer needs: {', '.join(written.methods_to_remove)}; remove it from your subclass.")
     return EXIT_OK
 
 
 def _build(spec: Path, output: Path | None, force: bool) -> int:
-    from mcpgen.freshness import fresh_package
-
     if not force:
-        directory = fresh_package(spec, output)
+        directory = pipeline.fresh_package(spec, output)
         if directory is not None:
             print(f"{directory}: up to date")
             return EXIT_OK
-    from mcpgen.build import build
-
     try:
-        result = build(spec, output)
+        result = pipeline.build(spec, output)
     except SpecError as error:
         return _report(error)
     return _write(result, force)
 
 
 def _check(spec: Path, output: Path | None) -> int:
-    from mcpgen.build import build
-    from mcpgen.writer import MANIFEST, unified_diff
+    from mcpgen.write.manifest import MANIFEST
+    from mcpgen.write.plan import unified_diff
 
     try:
-        result = build(spec, output)
+        result = pipeline.build(spec, output)
     except SpecError as error:
         return _report(error)
     plan = result.plan()
@@ -157,22 +138,25 @@ def _watch(spec: Path, output: Path | None, interval: float = 0.3) -> int:
         return EXIT_OK
 
 
-def _init(directory: Path) -> int:
-    from mcpgen.build import build
-    from mcpgen.init import APP, SPEC, create, starter_files
-    from mcpgen.render.package import render_app
+def _create(path: Path, text: str) -> None:
+    from mcpgen.write.new_file import create
 
+    print(f"{path}: {'created' if create(path, text) else 'exists, kept'}")
+
+
+def _init(directory: Path) -> int:
     directory.mkdir(parents=True, exist_ok=True)
-    for name, text in starter_files(directory).items():
-        create(directory / name, text)
+    for name, text in pipeline.starter_files(directory).items():
+        _create(directory / name, text)
     try:
-        result = build(directory / SPEC)
+        result = pipeline.build(directory / pipeline.STARTER_SPEC)
     except SpecError as error:
         return _report(error)
     if _write(result, force=False) != EXIT_OK:
         return EXIT_FAILED
-    create(directory / APP, render_app(result.api, result.files["models.py"].decode()))
-    print(f"next: fill in the stubs in {directory / APP}, then serve it: python {directory / APP}")
+    app = directory / pipeline.STARTER_APP
+    _create(app, pipeline.starter_app(result))
+    print(f"next: fill in the stubs in {app}, then serve it: python {app}")
     return EXIT_OK
 
 
@@ -184,17 +168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK if not exit.code else EXIT_USAGE
     command = options.command
     if command == "schema":
-        from mcpgen.spec_format import spec_format_schema
+        from mcpgen.spec.format import spec_format_json
 
-        print(json.dumps(spec_format_schema(), indent=2))
+        sys.stdout.write(spec_format_json())
         return EXIT_OK
     if command == "init":
         return _init(options.directory)
     if command == "validate":
-        from mcpgen.load import load_spec
-
         try:
-            load_spec(options.spec)
+            pipeline.load_spec(options.spec)
         except SpecError as error:
             return _report(error)
         print(f"{options.spec}: ok")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcpgen.render.package import PREFORMATTED_MODULES
-from mcpgen.render.python import format_python
+from mcpgen.render.environment import format_python
 
 HEADER = '{% include "header.jinja" %}\n'
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"

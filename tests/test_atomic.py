@@ -12,8 +12,8 @@ from pathlib import Path
 
 from helpers import GIFT_SPEC, copy_gift_spec
 
-from mcpgen.build import build
-from mcpgen.writer import MANIFEST
+from mcpgen.pipeline import build
+from mcpgen.write.manifest import MANIFEST
 
 TRIALS = 24
 

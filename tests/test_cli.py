@@ -11,7 +11,7 @@ import pytest
 from helpers import GIFT_SPEC, MINIMAL, ROOT, write_spec
 
 from mcpgen.cli import main
-from mcpgen.spec_format import spec_format_schema
+from mcpgen.spec.format import spec_format_schema
 
 
 @pytest.mark.parametrize("spec", [GIFT_SPEC, ROOT / "specs" / "conformance.yaml"])

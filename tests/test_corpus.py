@@ -17,8 +17,8 @@ import pytest
 import yaml
 from helpers import ROOT
 
-from mcpgen.build import build
-from mcpgen.writer import apply
+from mcpgen.pipeline import build
+from mcpgen.write.atomic import apply
 
 # A copy of shared/corpus: real servers' captured list answers (see its README).
 CORPUS = ROOT / "tests" / "corpus"

@@ -16,7 +16,7 @@ import pytest
 
 from mcpgen.cli import main
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
-from mcpgen.load import load_spec
+from mcpgen.pipeline import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 GIFT_SPEC = ROOT / "specs" / "gift_server.yaml"

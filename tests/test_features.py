@@ -19,8 +19,8 @@ from helpers import ROOT, write_spec
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcpgen.build import build
-from mcpgen.writer import apply
+from mcpgen.pipeline import build
+from mcpgen.write.atomic import apply
 
 CONFORMANCE = ROOT / "tests" / "conformance"
 sys.path.insert(0, str(CONFORMANCE))
@@ -367,7 +367,7 @@ async def test_cancelling_a_call_cancels_the_handler(extras: Any, mode: str) -> 
 
 
 def test_prompt_templates_compile_to_a_safe_subset() -> None:
-    from mcpgen.prompt_templates import PromptTemplateError, compile_template, used_arguments
+    from mcpgen.spec.prompt_templates import PromptTemplateError, compile_template, used_arguments
 
     parts = compile_template("A{% if tone %} {{ tone }}{% endif %} card{% if not x %}!{% elif y %}?{% else %}.{% endif %}")
     assert used_arguments(parts) == ["tone", "x", "y"]

@@ -2,7 +2,7 @@ import keyword
 
 import pytest
 
-from mcpgen import naming
+from mcpgen.ir import naming
 
 
 @pytest.mark.parametrize(

@@ -15,10 +15,10 @@ import pytest
 from helpers import GENERATED, GIFT_SPEC, ROOT, write_spec
 
 from mcpgen import __version__
-from mcpgen.build import build
+from mcpgen.pipeline import build
 from mcpgen.render.model_index import index_models
-from mcpgen.render.python import BLACK_MODE, docstring, python_lines, python_literal
-from mcpgen.writer import apply
+from mcpgen.render.environment import BLACK_MODE, docstring, python_lines, python_literal
+from mcpgen.write.atomic import apply
 
 PYTHON_FILES = sorted(path.name for path in GENERATED.glob("*.py"))
 

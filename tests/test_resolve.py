@@ -6,9 +6,9 @@ from pathlib import Path
 
 from helpers import GIFT_SPEC, write_spec
 
-from mcpgen.load import load_spec
-from mcpgen.resolve import resolve, wrap_output
-from mcpgen.schemas import bundle
+from mcpgen.pipeline import load_spec
+from mcpgen.ir.resolve import resolve, wrap_output
+from mcpgen.spec.json_schema import bundle
 
 
 def _api(path: Path):  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ import textwrap
 import pytest
 
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
-from mcpgen.source import MAX_NODES, SourceMap, load_yaml
+from mcpgen.spec.source import MAX_NODES, SourceMap, load_yaml
 
 FILE = "spec.yaml"
 
@@ -375,7 +375,7 @@ def test_an_alias_bomb_is_refused_quickly_with_a_clear_error() -> None:
         """\
         import json, sys
         from mcpgen.diagnostics import SpecError
-        from mcpgen.source import load_yaml
+        from mcpgen.spec.source import load_yaml
         try:
             load_yaml(sys.stdin.read(), "bomb.yaml")
         except SpecError as error:

@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 from helpers import GIFT_SPEC, MINIMAL, ROOT, copy_gift_spec, write_spec
 
-from mcpgen.build import build
+from mcpgen.pipeline import build
 from mcpgen.cli import main
 
 MCPGEN = [sys.executable, "-m", "mcpgen"]

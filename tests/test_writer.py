@@ -9,9 +9,12 @@ from pathlib import Path
 from helpers import MINIMAL, write_spec
 
 from mcpgen import __version__
-from mcpgen.build import build
+from mcpgen.pipeline import build
 from mcpgen.cli import main
-from mcpgen.writer import MANIFEST, apply, plan_write, read_manifest, sha256
+from mcpgen.hashing import sha256
+from mcpgen.write.atomic import apply
+from mcpgen.write.manifest import MANIFEST, read_manifest
+from mcpgen.write.plan import plan_write
 
 TWO_TOOLS = MINIMAL + """\
   shout:

@@ -7,7 +7,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-from mcpgen.ir import Api
+from mcpgen.ir.model import Api
 
 # Options that shape the output are all fixed here, so a user's environment cannot change it.
 _OPTIONS = dict(

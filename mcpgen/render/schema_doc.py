@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcpgen import __version__
-from mcpgen.ir import Api
-from mcpgen.render.python import render_template
-
-if TYPE_CHECKING:
-    from mcpgen.render.package import PythonView
+from mcpgen.ir.model import Api
+from mcpgen.render.environment import render_template
+from mcpgen.render.views import PythonView
 
 
 def schema_document(api: Api) -> dict[str, Any]:

@@ -7,6 +7,7 @@ and the README's reference describes it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mcpgen import FORMAT_VERSION
@@ -212,3 +213,8 @@ def spec_format_schema() -> dict[str, Any]:
         "required": ["mcpgen", "server"],
         "additionalProperties": False,
     }
+
+
+def spec_format_json() -> str:
+    """The format's schema as the committed `mcpgen-spec.schema.json` holds it."""
+    return json.dumps(spec_format_schema(), indent=2) + "\n"

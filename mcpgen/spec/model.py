@@ -5,13 +5,11 @@ Schemas, `_meta`, icons and annotations stay plain JSON: they are served verbati
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mcpgen import naming
-from mcpgen.source import JsonPath, SourceMap
+from mcpgen.spec.source import JsonPath, SourceMap
 
 Json = Any
 InvalidArguments = Literal["tool_error", "protocol_error"]
@@ -113,14 +111,6 @@ class Spec:
     resources: tuple[Resource, ...]
     prompts: tuple[Prompt, ...]
     source: SourceMap
-
-    @property
-    def package(self) -> str:
-        return self.server.package or naming.package(self.server.name)
-
-    @property
-    def package_directory(self) -> Path:
-        return Path(os.path.normpath(self.output / self.package))
 
 
 def _dicts(data: Json, key: str) -> list[tuple[str, dict[str, Json]]]:

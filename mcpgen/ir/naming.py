@@ -9,6 +9,8 @@ from __future__ import annotations
 import keyword
 import re
 
+from mcpgen.spec.model import Server
+
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
 
 # Names a generated method parameter may not take: they are the method's own.
@@ -41,6 +43,11 @@ def parameter(name: str) -> str:
 
 def package(server_name: str) -> str:
     return snake(server_name)
+
+
+def package_of(server: Server) -> str:
+    """The spec's `server.package`, or one derived from the server's name."""
+    return server.package or package(server.name)
 
 
 def client_class(server_name: str) -> str:

@@ -9,7 +9,7 @@ import black
 import jinja2
 
 from mcpgen import __version__
-from mcpgen.generator import template_directory
+from mcpgen.render import template_directory
 
 # Fixed, so that no configuration of the user's can change the output.
 BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=88)

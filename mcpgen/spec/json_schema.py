@@ -6,7 +6,7 @@ import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mcpgen.source import JsonPath
+from mcpgen.spec.source import JsonPath
 
 DEFINITIONS_PREFIX = "#/definitions/"
 LOCAL_PREFIX = "#/$defs/"

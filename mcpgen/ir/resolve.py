@@ -6,14 +6,14 @@ import base64
 import copy
 from typing import Any
 
-from mcpgen import naming
-from mcpgen.ir import Api, PromptArgumentIR, PromptIR, PromptMessageIR, ResourceIR, TemplateVariable, ToolIR
-from mcpgen.schemas import DEFINITIONS_PREFIX, LOCAL_PREFIX, bundle, ref_target, rewrite_refs
-from mcpgen.spec import Json, Spec
-from mcpgen.uri_templates import template_variables
-from mcpgen.assets import read_asset
-from mcpgen.prompt_templates import compile_template
-from mcpgen.writer import sha256, spec_hash
+from mcpgen.ir import naming
+from mcpgen.ir.model import Api, PromptArgumentIR, PromptIR, PromptMessageIR, ResourceIR, TemplateVariable, ToolIR
+from mcpgen.spec.json_schema import DEFINITIONS_PREFIX, LOCAL_PREFIX, bundle, ref_target, rewrite_refs
+from mcpgen.spec.model import Json, Spec
+from mcpgen.spec.uri_templates import template_variables
+from mcpgen.spec.assets import read_asset
+from mcpgen.spec.prompt_templates import compile_template
+from mcpgen.hashing import sha256, spec_hash
 
 # Keywords that would change how a model generator resolves refs in the combined document.
 _DOCUMENT_KEYWORDS = ("$schema", "$id")
@@ -249,7 +249,7 @@ def _prompt(prompt: Any, models: dict[str, Json], assets: _Assets) -> PromptIR:
 
 def resolve(spec: Spec, spec_text: bytes) -> Api:
     """The IR of a checked spec. `spec_text` is the spec's bytes, recorded by hash."""
-    package = spec.package
+    package = naming.package_of(spec.server)
     definition_names = {name: naming.definition_model(name) for name in spec.definitions}
     models: dict[str, Json] = {}
     for name, definition in spec.definitions.items():

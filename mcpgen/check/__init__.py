@@ -1,0 +1,23 @@
+"""Stage 2: every rule a spec must satisfy before it is built, each problem one diagnostic.
+
+The format's schema catches shape (`structure`); the rest is what a schema alone cannot
+say: embedded JSON Schemas, tools, resources and prompts. Python names are the IR's
+business and are checked there (`mcpgen.ir.names`).
+"""
+
+from __future__ import annotations
+
+from mcpgen.check.prompts import check_prompts
+from mcpgen.check.resources import check_resources
+from mcpgen.check.schemas import check_schemas
+from mcpgen.check.structure import check_structure
+from mcpgen.check.tools import check_tools
+from mcpgen.diagnostics import Diagnostic
+from mcpgen.spec.model import Spec
+
+__all__ = ["check_semantics", "check_structure"]
+
+
+def check_semantics(spec: Spec) -> list[Diagnostic]:
+    """Schemas, references, addresses and templates: what the format's schema cannot say."""
+    return [*check_schemas(spec), *check_tools(spec), *check_resources(spec), *check_prompts(spec)]

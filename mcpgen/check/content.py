@@ -1,0 +1,34 @@
+"""Content written into a spec or named by it, shared by resources and prompt messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mcpgen.diagnostics import Diagnostic
+from mcpgen.spec.assets import asset_path, is_base64, read_asset
+from mcpgen.spec.model import Json, Spec
+from mcpgen.spec.source import JsonPath
+
+
+def one_of(
+    spec: Spec, mapping: dict[str, Json], keys: tuple[str, ...], path: JsonPath, what: str, required: bool = True
+) -> Iterator[Diagnostic]:
+    """Exactly one of `keys` in `mapping` (or at most one, when not `required`)."""
+    present = [key for key in keys if key in mapping]
+    if len(present) > 1 or (required and not present):
+        choices = ", ".join(f"'{key}'" for key in keys)
+        yield spec.source.error(path, f"{what} needs {'exactly' if required else 'at most'} one of {choices}")
+
+
+def readable_data(spec: Spec, mapping: dict[str, Json], key: str, path: JsonPath) -> Iterator[Diagnostic]:
+    """A base64 `data`/`blob` value must decode; a `file` must exist."""
+    value = mapping.get(key)
+    if key == "file" and isinstance(value, str) and read_asset(spec.file, value) is None:
+        yield spec.source.error(
+            path + (key,),
+            f"cannot read '{value}'",
+            f"the path is relative to the spec: {asset_path(spec.file, value)}",
+            at_value=True,
+        )
+    elif key in ("data", "blob") and isinstance(value, str) and not is_base64(value):
+        yield spec.source.error(path + (key,), f"'{key}' is not valid base64", at_value=True)

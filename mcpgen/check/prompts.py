@@ -1,0 +1,47 @@
+"""Rules for prompts: message content, and templates that use only declared arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mcpgen.check.content import one_of, readable_data
+from mcpgen.diagnostics import Diagnostic, did_you_mean
+from mcpgen.spec.model import MESSAGE_KINDS, Prompt, Spec
+from mcpgen.spec.prompt_templates import PromptTemplateError, compile_template, used_arguments
+from mcpgen.spec.source import JsonPath
+
+
+def check_prompts(spec: Spec) -> Iterator[Diagnostic]:
+    for prompt in spec.prompts:
+        yield from _messages(spec, prompt)
+
+
+def _messages(spec: Spec, prompt: Prompt) -> Iterator[Diagnostic]:
+    declared = [argument.name for argument in prompt.arguments]
+    for message in prompt.messages or ():
+        yield from one_of(spec, dict.fromkeys(message.kinds), MESSAGE_KINDS, message.path, "a prompt message")
+        if message.text is not None:
+            yield from _placeholders(spec, prompt, message.text, message.path + ("text",), declared)
+        elif message.kinds in (("image",), ("audio",)) and isinstance(message.body, dict):
+            at = message.path + message.kinds
+            yield from one_of(spec, message.body, ("data", "file"), at, f"an {message.kinds[0]}")
+            for key in ("data", "file"):
+                yield from readable_data(spec, message.body, key, at)
+        elif message.kinds == ("resource",) and isinstance(message.body, dict):
+            at = message.path + ("resource",)
+            yield from one_of(spec, message.body, ("text", "blob", "file"), at, "an embedded resource")
+            for key in ("blob", "file"):
+                yield from readable_data(spec, message.body, key, at)
+
+
+def _placeholders(spec: Spec, prompt: Prompt, text: str, at: JsonPath, declared: list[str]) -> Iterator[Diagnostic]:
+    try:
+        used = used_arguments(compile_template(text))
+    except PromptTemplateError as exc:
+        hint = "templates may use {{ argument }}, {{ argument | default('text') }} and {% if argument %}"
+        yield spec.source.error(at, f"prompt '{prompt.name}': {exc}", hint, at_value=True)
+        return
+    for name in used:
+        if name not in declared:
+            hint = did_you_mean(name, declared) or "declare it under the prompt's 'arguments'"
+            yield spec.source.error(at, f"prompt '{prompt.name}' uses the undeclared argument '{name}'", hint, at_value=True)

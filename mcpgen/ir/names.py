@@ -1,0 +1,84 @@
+"""Python names a spec would produce that cannot work: not identifiers, or two spec names
+that become the same Python name and would overwrite each other."""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Iterator
+
+from mcpgen.diagnostics import Diagnostic
+from mcpgen.ir import naming
+from mcpgen.spec.model import Spec
+from mcpgen.spec.source import JsonPath, SourceMap
+from mcpgen.spec.uri_templates import UriTemplateError, template_variables
+
+
+def _label(path: JsonPath) -> str:
+    return ".".join(str(part) for part in path)
+
+
+def _unique(names: list[tuple[str, JsonPath]], kind: str, source: SourceMap) -> Iterator[Diagnostic]:
+    seen: dict[str, JsonPath] = {}
+    for python_name, path in names:
+        if python_name in seen:
+            other = seen[python_name]
+            yield source.error(
+                path, f"{_label(path)} and {_label(other)} both become the {kind} '{python_name}'", "rename one of them"
+            )
+        else:
+            seen[python_name] = path
+
+
+def check_names(spec: Spec) -> list[Diagnostic]:
+    source = spec.source
+    problems: list[Diagnostic] = []
+    package = spec.server.package
+    if package is not None and (not package.isidentifier() or keyword.iskeyword(package)):
+        problems.append(
+            source.error(
+                ("server", "package"), f"{package!r} is not a Python package name", "use e.g. my_server", at_value=True
+            )
+        )
+    for resource in spec.resources:
+        problems += _template_parameters(spec, resource.uri_template, resource.path)
+    for prompt in spec.prompts:
+        arguments_path = prompt.path + ("arguments",)
+        parameters = [(naming.parameter(a.name), arguments_path + (index,)) for index, a in enumerate(prompt.arguments)]
+        problems += _unique(parameters, "argument", source)
+
+    methods = (
+        [(naming.tool_method(tool.name), tool.path) for tool in spec.tools]
+        + [(naming.resource_method(resource.name), resource.path) for resource in spec.resources]
+        + [(naming.prompt_method(prompt.name), prompt.path) for prompt in spec.prompts]
+    )
+    method_clashes = list(_unique(methods, "method", source))
+    problems += method_clashes
+    models = [(naming.definition_model(name), ("definitions", name)) for name in spec.definitions]
+    models += [(naming.tool_input_model(tool.name), tool.path) for tool in spec.tools]
+    models += [(naming.tool_output_model(tool.name), tool.path) for tool in spec.tools if tool.output_schema]
+    models += [(naming.resource_content_model(r.name), r.path) for r in spec.resources if r.schema]
+    models += [(naming.prompt_arguments_model(p.name), p.path) for p in spec.prompts if p.arguments]
+    # Two tools that clash as methods clash as models too; say it once.
+    reported = {diagnostic.position for diagnostic in method_clashes}
+    problems += [d for d in _unique(models, "model class", source) if d.position not in reported]
+    return problems
+
+
+def _template_parameters(spec: Spec, template: str | None, path: JsonPath) -> Iterator[Diagnostic]:
+    if template is None:
+        return
+    try:
+        variables = template_variables(template)
+    except UriTemplateError:
+        return  # reported by the resource checks
+    seen: dict[str, str] = {}
+    for variable in variables:
+        parameter = naming.parameter(variable)
+        if parameter in seen:
+            yield spec.source.error(
+                path + ("uriTemplate",),
+                f"uriTemplate variables '{seen[parameter]}' and '{variable}' both become the parameter '{parameter}'",
+                "rename one of them",
+                at_value=True,
+            )
+        seen.setdefault(parameter, variable)

@@ -1,0 +1,19 @@
+"""The starter files of `mcpgen init`: a commented spec, and an app with a stub per method."""
+
+from __future__ import annotations
+
+from mcpgen.ir import naming
+from mcpgen.ir.model import Api
+from mcpgen.render.environment import format_python, render_template
+from mcpgen.render.model_index import index_models
+from mcpgen.render.views import PythonView
+
+
+def render_starter_spec(name: str) -> str:
+    return render_template("spec.yaml.jinja", name=name, package=naming.package(name))
+
+
+def render_app(api: Api, models: str) -> str:
+    """The starter implementation: a stub for every Handlers method. `models` is the
+    package's rendered models.py."""
+    return format_python(render_template("app.py.jinja", api=api, view=PythonView(api, index_models(models))))

@@ -1,0 +1,1 @@
+"""Stage 5: putting a rendered package on disk, atomically, without touching the user's files."""

@@ -1,0 +1,126 @@
+"""Carrying out a plan: the whole package is replaced in one atomic step, so no reader
+ever sees half of a build, and unchanged files keep their inode and mtime."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import functools
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcpgen.write.manifest import MANIFEST
+from mcpgen.write.plan import Plan
+
+
+def _file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(path, _file_mode())
+
+
+def _carry_over(source: Path, target: Path) -> None:
+    """Put `source` into the staging tree without copying data: hard links keep the inode,
+    so the file keeps its mtime and nothing of the user's is rewritten."""
+    if source.is_symlink():
+        os.symlink(os.readlink(source), target)
+    elif source.is_dir():
+        target.mkdir()
+        for entry in source.iterdir():
+            _carry_over(entry, target / entry.name)
+    else:
+        try:
+            os.link(source, target)
+        except OSError:  # a filesystem without hard links
+            shutil.copy2(source, target)
+
+
+def staging_directory(directory: Path) -> Path:
+    return directory.parent / f".{directory.name}.mcpgen-staging"
+
+
+def apply(plan: Plan) -> None:
+    """Carry out a plan without conflicts, atomically for the whole package.
+
+    The new package is assembled in a sibling staging directory and swapped in with one
+    atomic exchange, so a build killed at any moment leaves either the complete old
+    package or the complete new one.
+    """
+    if plan.conflicts:
+        raise ValueError("a plan with conflicts cannot be applied")
+    if plan.up_to_date:
+        return
+    directory = plan.directory
+    staging = staging_directory(directory)
+    shutil.rmtree(staging, ignore_errors=True)  # left by a build that was killed
+    staging.mkdir(parents=True)
+    replaced = {*plan.changed, *plan.removed}
+    if directory.exists():
+        for entry in directory.iterdir():
+            if entry.name not in replaced:
+                _carry_over(entry, staging / entry.name)
+    for name in plan.changed:
+        _write_file(staging / name, plan.manifest if name == MANIFEST else plan.files[name])
+    _sync_directory(staging)
+    if directory.exists():
+        exchange(staging, directory)
+        shutil.rmtree(staging)  # now the old package
+    else:
+        os.rename(staging, directory)
+    _sync_directory(directory.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def exchange(first: Path, second: Path) -> None:
+    """Swap two directories in one atomic step (Linux renameat2 RENAME_EXCHANGE).
+
+    Where the kernel or filesystem cannot, fall back to two renames; the old package
+    is then briefly absent, but never mixed with the new one.
+    """
+    libc = _libc()
+    if libc is not None:
+        result = libc.renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE)
+        if result == 0:
+            return
+        error = ctypes.get_errno()
+        if error not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            raise OSError(error, os.strerror(error), str(second))
+    aside = second.parent / f".{second.name}.mcpgen-old"
+    shutil.rmtree(aside, ignore_errors=True)
+    os.rename(second, aside)
+    os.rename(first, second)
+    os.rename(aside, first)
+
+
+@functools.cache
+def _libc() -> Any:
+    if sys.platform != "linux":
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    except (OSError, AttributeError):
+        return None
+    return libc

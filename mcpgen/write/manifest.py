@@ -1,0 +1,93 @@
+"""The manifest (`.mcpgen.json`): which files a build wrote, from which spec, by which generator.
+
+It is what lets a rebuild tell the user's files from generated ones, spot hand edits,
+and finish without rendering when nothing changed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from mcpgen import FORMAT_VERSION, __version__
+from mcpgen.hashing import sha256, spec_hash
+from mcpgen.render import template_directory
+
+MANIFEST = ".mcpgen.json"
+
+
+@functools.cache
+def generator_fingerprint() -> str:
+    """A hash of mcpgen's code and templates and the pinned model generator and formatter:
+    equal fingerprints render equal files from equal specs."""
+    digest = hashlib.sha256()
+    for distribution in ("datamodel-code-generator", "black"):
+        digest.update(f"{distribution}=={version(distribution)}\n".encode())
+    package = Path(__file__).resolve().parent.parent
+    sources = [(path.relative_to(package).as_posix(), path) for path in package.rglob("*.py")]
+    sources += [(f"templates/{path.name}", path) for path in template_directory().glob("*.jinja")]
+    for name, path in sorted(sources):
+        digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def manifest_text(spec_name: str, spec_hash: str, inputs: dict[str, str], files: dict[str, bytes]) -> bytes:
+    document = {
+        "generator": "mcpgen",
+        "version": __version__,
+        "format": FORMAT_VERSION,
+        "fingerprint": generator_fingerprint(),
+        "spec": {"name": spec_name, "sha256": spec_hash, "inputs": inputs},
+        "files": {name: sha256(data) for name, data in sorted(files.items())},
+    }
+    return (json.dumps(document, indent=2) + "\n").encode()
+
+
+def _manifest_document(directory: Path) -> dict[str, Any]:
+    try:
+        document = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+def read_manifest(directory: Path) -> dict[str, str]:
+    """The generated files recorded by the last build, by name -> hash ({} if none)."""
+    files = _manifest_document(directory).get("files")
+    return {str(name): str(digest) for name, digest in files.items()} if isinstance(files, dict) else {}
+
+
+def is_fresh(directory: Path, spec_path: Path, spec_text: bytes) -> bool:
+    """Whether the package is exactly what this generator made from this spec and the files it
+    names, untouched since: then a rebuild would change nothing, and need not render at all."""
+    document = _manifest_document(directory)
+    spec = document.get("spec")
+    if (
+        document.get("fingerprint") != generator_fingerprint()
+        or not isinstance(spec, dict)
+        or spec.get("sha256") != spec_hash(spec_text)
+    ):
+        return False
+    inputs = spec.get("inputs")
+    if not isinstance(inputs, dict):
+        return False
+    for relative, digest in inputs.items():
+        current = _read(spec_path.parent / str(relative))
+        if current is None or sha256(current) != digest:
+            return False
+    recorded = read_manifest(directory)
+    return bool(recorded) and all(
+        (current := _read(directory / name)) is not None and sha256(current) == digest
+        for name, digest in recorded.items()
+    )
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
