@@ -7,7 +7,6 @@ the no-op rebuild stays fast.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path

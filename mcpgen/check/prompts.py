@@ -7,7 +7,11 @@ from collections.abc import Iterator
 from mcpgen.check.content import one_of, readable_data
 from mcpgen.diagnostics import Diagnostic, did_you_mean
 from mcpgen.spec.model import MESSAGE_KINDS, Prompt, Spec
-from mcpgen.spec.prompt_templates import PromptTemplateError, compile_template, used_arguments
+from mcpgen.spec.prompt_templates import (
+    PromptTemplateError,
+    compile_template,
+    used_arguments,
+)
 from mcpgen.spec.source import JsonPath
 
 

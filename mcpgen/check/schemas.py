@@ -56,7 +56,8 @@ def check_schema(schema: dict[str, Any], path: JsonPath, source: SourceMap) -> l
 
 
 def _check_refs(schema: dict[str, Any], path: JsonPath, spec: Spec) -> Iterator[Diagnostic]:
-    local = schema.get("$defs") if isinstance(schema.get("$defs"), dict) else {}
+    defs = schema.get("$defs")
+    local: dict[str, Any] = defs if isinstance(defs, dict) else {}
     for ref_path, ref in iter_refs(schema):
         at = path + ref_path
         shared = ref_target(ref, DEFINITIONS_PREFIX)

@@ -39,11 +39,11 @@ def _structure_diagnostic(error: ValidationError, source: SourceMap) -> Iterator
     path = tuple(error.absolute_path)
     where = _label(path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        known = error.schema.get("properties", {})
+        known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
         for key in error.instance:
             if key not in known:
-                hint = did_you_mean(key, known) or f"allowed keys: {', '.join(known)}"
-                yield source.error(path + (key,), f"unknown key '{key}' in {where}", hint)
+                suggestion = did_you_mean(key, known) or f"allowed keys: {', '.join(known)}"
+                yield source.error(path + (key,), f"unknown key '{key}' in {where}", suggestion)
     elif error.validator == "type":
         actual = _TYPE_NAMES.get(type(error.instance), "a value")
         expected = _EXPECTED.get(str(error.validator_value), str(error.validator_value))
@@ -63,7 +63,8 @@ def _structure_diagnostic(error: ValidationError, source: SourceMap) -> Iterator
             at_value=True,
         )
     elif error.validator in ("enum", "const"):
-        allowed = error.validator_value if error.validator == "enum" else [error.validator_value]
+        value: Any = error.validator_value
+        allowed: list[Any] = list(value) if error.validator == "enum" else [value]
         hint = did_you_mean(str(error.instance), [str(value) for value in allowed if value != error.instance])
         choices = ", ".join(repr(value) for value in allowed)
         yield source.error(path, f"{where} is {error.instance!r}; expected one of {choices}", hint, at_value=True)

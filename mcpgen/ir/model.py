@@ -40,6 +40,18 @@ class TemplateVariable:
 
 
 @dataclass(frozen=True)
+class StaticContent:
+    """Content the spec gives a resource, served without a handler: exactly one of these."""
+
+    text: str | None = None  # inline text
+    blob: str | None = None  # inline base64
+    # A file the spec names, shipped inside the package at this path (package data).
+    package_file: str | None = None
+    data: bytes = b""  # that file's bytes
+    binary: bool = False  # served as a base64 blob, not as text
+
+
+@dataclass(frozen=True)
 class ResourceIR:
     name: str
     method: str
@@ -50,8 +62,7 @@ class ResourceIR:
     content_model: str | None
     content_schema: dict[str, Json] | None  # self-contained, for checking JSON contents
     wire: dict[str, Json]  # the exact resources/list or resources/templates/list entry
-    # Static content from the spec, {"text": ...} or {"blob": base64}; None when a handler reads it.
-    static: dict[str, str] | None = None
+    static: StaticContent | None = None  # None when a handler reads it
 
     @property
     def parameters(self) -> dict[str, str]:
@@ -120,6 +131,15 @@ class Api:
     def handler_resources(self) -> tuple[ResourceIR, ...]:
         """Resources a handler reads: all but those with static content in the spec."""
         return tuple(resource for resource in self.resources if resource.static is None)
+
+    @property
+    def package_files(self) -> dict[str, bytes]:
+        """Files the spec names that the package ships as data, by path inside the package."""
+        return {
+            resource.static.package_file: resource.static.data
+            for resource in self.resources
+            if resource.static is not None and resource.static.package_file is not None
+        }
 
     @property
     def resource_templates(self) -> tuple[ResourceIR, ...]:

@@ -4,7 +4,7 @@ that become the same Python name and would overwrite each other."""
 from __future__ import annotations
 
 import keyword
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from mcpgen.diagnostics import Diagnostic
 from mcpgen.ir import naming
@@ -17,7 +17,7 @@ def _label(path: JsonPath) -> str:
     return ".".join(str(part) for part in path)
 
 
-def _unique(names: list[tuple[str, JsonPath]], kind: str, source: SourceMap) -> Iterator[Diagnostic]:
+def _unique(names: Sequence[tuple[str, JsonPath]], kind: str, source: SourceMap) -> Iterator[Diagnostic]:
     seen: dict[str, JsonPath] = {}
     for python_name, path in names:
         if python_name in seen:
@@ -53,7 +53,7 @@ def check_names(spec: Spec) -> list[Diagnostic]:
     )
     method_clashes = list(_unique(methods, "method", source))
     problems += method_clashes
-    models = [(naming.definition_model(name), ("definitions", name)) for name in spec.definitions]
+    models: list[tuple[str, JsonPath]] = [(naming.definition_model(n), ("definitions", n)) for n in spec.definitions]
     models += [(naming.tool_input_model(tool.name), tool.path) for tool in spec.tools]
     models += [(naming.tool_output_model(tool.name), tool.path) for tool in spec.tools if tool.output_schema]
     models += [(naming.resource_content_model(r.name), r.path) for r in spec.resources if r.schema]

@@ -7,12 +7,13 @@ from typing import Any
 
 import black
 import jinja2
+from black.mode import TargetVersion
 
 from mcpgen import __version__
 from mcpgen.render import template_directory
 
 # Fixed, so that no configuration of the user's can change the output.
-BLACK_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=88)
+BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=88)
 
 
 def format_python(source: str) -> str:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from mcpgen.ir.model import Api
+from mcpgen.render.environment import format_python, render_template
 from mcpgen.render.model_index import index_models
 from mcpgen.render.models import render_models
-from mcpgen.render.environment import format_python, render_template
-from mcpgen.render.schema_doc import render_schema_json, render_schema_markdown, schema_document
+from mcpgen.render.schema_doc import (
+    render_schema_json,
+    render_schema_markdown,
+    schema_document,
+)
 from mcpgen.render.views import PythonView
 
 PYTHON_MODULES = ("__init__.py", "handlers.py", "server.py", "client.py")

@@ -54,13 +54,13 @@ def _example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
                 "boolean": True,
                 "array": [],
                 "object": {},
-            }.get(prop.get("type"), None)
+            }.get(str(prop.get("type")))
     return example
 
 
 def _type_of(prop: dict[str, Any]) -> str:
     if "$ref" in prop:
-        return prop["$ref"].split("/")[-1]
+        return str(prop["$ref"]).split("/")[-1]
     if "enum" in prop:
         return " \\| ".join(json.dumps(value) for value in prop["enum"])
     kind = prop.get("type", "any")

@@ -1,16 +1,48 @@
-"""The JSON Schema of the spec format itself.
+"""The spec format: every key of every spec entity, declared once.
 
-One source of truth for three jobs: `mcpgen schema` prints it for editors
-(`# yaml-language-server: $schema=...`), the checker validates every spec against it,
-and the README's reference describes it.
+Each `Key` says how the key is spelt (the MCP wire spelling), the JSON Schema of its
+value, and whether it is served: copied as written into the entity's list entry
+(`tools/list`, `serverInfo`, ...). From these tables come the format's JSON Schema
+(`mcpgen schema`, used by editors and by the checker) and the served part of every
+entity (`mcpgen.spec.model`), so a new MCP field is one line here.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from mcpgen import FORMAT_VERSION
+
+Json = Any
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str  # as written in the spec, and on the wire
+    schema: dict[str, Json]
+    served: bool = False  # copied as written into the entity's list entry
+    required: bool = False
+    # For a list of objects with keys of their own (prompt arguments): their served keys.
+    item_keys: tuple[Key, ...] = ()
+
+
+def entity_schema(keys: tuple[Key, ...], **extra: Json) -> dict[str, Json]:
+    """The JSON Schema of a mapping with exactly these keys."""
+    schema: dict[str, Json] = {"type": "object", "properties": {}}
+    for key in keys:
+        value = key.schema
+        if key.item_keys:
+            value = {**value, "items": entity_schema(key.item_keys)}
+        schema["properties"][key.name] = value
+    required = [key.name for key in keys if key.required]
+    if required:
+        schema["required"] = required
+    schema.update(extra)
+    schema["additionalProperties"] = False
+    return schema
+
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
@@ -53,31 +85,17 @@ _EMBEDDED = {
     "additionalProperties": False,
 }
 
-_TOOL = {
+_ANNOTATIONS = {
     "type": "object",
     "properties": {
         "title": _TEXT,
-        "description": _TEXT,
-        "annotations": {
-            "type": "object",
-            "properties": {
-                "title": _TEXT,
-                "readOnlyHint": {"type": "boolean"},
-                "destructiveHint": {"type": "boolean"},
-                "idempotentHint": {"type": "boolean"},
-                "openWorldHint": {"type": "boolean"},
-            },
-            "additionalProperties": False,
-        },
-        "inputSchema": _SCHEMA,
-        "outputSchema": _SCHEMA,
-        "icons": _ICONS,
-        "_meta": _META,
+        "readOnlyHint": {"type": "boolean"},
+        "destructiveHint": {"type": "boolean"},
+        "idempotentHint": {"type": "boolean"},
+        "openWorldHint": {"type": "boolean"},
     },
-    "required": ["inputSchema"],
     "additionalProperties": False,
 }
-
 _RESOURCE_ANNOTATIONS = {
     "type": "object",
     "properties": {
@@ -87,73 +105,103 @@ _RESOURCE_ANNOTATIONS = {
     },
     "additionalProperties": False,
 }
-
-_RESOURCE = {
+_CAPABILITIES = {
     "type": "object",
+    "description": "Declared on top of what the spec implies (wire spelling).",
     "properties": {
-        "uri": _TEXT,
-        "uriTemplate": _TEXT,
-        "title": _TEXT,
-        "description": _TEXT,
-        "mimeType": _TEXT,
-        "size": {"type": "integer", "minimum": 0},
-        "annotations": _RESOURCE_ANNOTATIONS,
-        "icons": _ICONS,
-        "_meta": _META,
-        "schema": _SCHEMA,
-        "text": {"type": "string", "description": "Static text content, served without a handler."},
-        "blob": {"type": "string", "description": "Static binary content (base64), served without a handler."},
-        "file": _FILE,
-        "completion": {
+        "logging": {"type": "object", "maxProperties": 0},
+        "tools": _LIST_CHANGED,
+        "prompts": _LIST_CHANGED,
+        "resources": {
             "type": "object",
-            "additionalProperties": _VALUES,
-            "description": "Completion values per URI-template variable.",
+            "properties": {"listChanged": {"type": "boolean"}, "subscribe": {"type": "boolean"}},
+            "additionalProperties": False,
         },
     },
-    "oneOf": [{"required": ["uri"]}, {"required": ["uriTemplate"]}],
+    "additionalProperties": False,
+}
+_MESSAGE = {
+    "type": "object",
+    "properties": {
+        "role": {"enum": ["user", "assistant"]},
+        "text": {"type": "string", "description": "A template: {{ argument }} is filled in."},
+        "image": _MEDIA,
+        "audio": _MEDIA,
+        "resource": _EMBEDDED,
+    },
+    "required": ["role"],
     "additionalProperties": False,
 }
 
-_PROMPT = {
-    "type": "object",
-    "properties": {
-        "title": _TEXT,
-        "description": _TEXT,
-        "arguments": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": _TEXT,
-                    "title": _TEXT,
-                    "description": _TEXT,
-                    "required": {"type": "boolean"},
-                    "completion": _VALUES,
-                },
-                "required": ["name"],
-                "additionalProperties": False,
-            },
+# `serverInfo` takes the served keys, in this order.
+SERVER_KEYS = (
+    Key("name", _TEXT, served=True, required=True),
+    Key("title", _TEXT, served=True),
+    Key("version", _TEXT, served=True, required=True),
+    Key("description", _TEXT, served=True),
+    Key("websiteUrl", _TEXT, served=True),
+    Key("icons", _ICONS, served=True),
+    Key("instructions", _TEXT),
+    Key("package", {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"}),
+    Key("invalidArguments", {"enum": ["tool_error", "protocol_error"]}),
+    Key("capabilities", _CAPABILITIES),
+    Key(
+        "pageSize",
+        {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Items per page of tools/list, resources/list, ... (default: one page).",
         },
-        "messages": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "role": {"enum": ["user", "assistant"]},
-                    "text": {"type": "string", "description": "A template: {{ argument }} is filled in."},
-                    "image": _MEDIA,
-                    "audio": _MEDIA,
-                    "resource": _EMBEDDED,
-                },
-                "required": ["role"],
-                "additionalProperties": False,
-            },
-        },
-        "icons": _ICONS,
-        "_meta": _META,
-    },
-    "additionalProperties": False,
-}
+    ),
+)
+
+# A tool's list entry is its name, then the served keys in this order (schemas bundled).
+TOOL_KEYS = (
+    Key("title", _TEXT, served=True),
+    Key("description", _TEXT, served=True),
+    Key("inputSchema", _SCHEMA, served=True, required=True),
+    Key("outputSchema", _SCHEMA, served=True),
+    Key("annotations", _ANNOTATIONS, served=True),
+    Key("icons", _ICONS, served=True),
+    Key("_meta", _META, served=True),
+)
+
+RESOURCE_KEYS = (
+    Key("uri", _TEXT, served=True),
+    Key("uriTemplate", _TEXT, served=True),
+    Key("title", _TEXT, served=True),
+    Key("description", _TEXT, served=True),
+    Key("mimeType", _TEXT, served=True),
+    Key("size", {"type": "integer", "minimum": 0}, served=True),
+    Key("annotations", _RESOURCE_ANNOTATIONS, served=True),
+    Key("icons", _ICONS, served=True),
+    Key("_meta", _META, served=True),
+    Key("schema", _SCHEMA),
+    Key("text", {"type": "string", "description": "Static text content, served without a handler."}),
+    Key("blob", {"type": "string", "description": "Static binary content (base64), served without a handler."}),
+    Key("file", _FILE),
+    Key(
+        "completion",
+        {"type": "object", "additionalProperties": _VALUES, "description": "Completion values per URI-template variable."},
+    ),
+)
+
+PROMPT_ARGUMENT_KEYS = (
+    Key("name", _TEXT, served=True, required=True),
+    Key("title", _TEXT, served=True),
+    Key("description", _TEXT, served=True),
+    Key("required", {"type": "boolean"}, served=True),
+    Key("completion", _VALUES),
+)
+
+PROMPT_KEYS = (
+    Key("title", _TEXT, served=True),
+    Key("description", _TEXT, served=True),
+    Key("arguments", {"type": "array"}, served=True, item_keys=PROMPT_ARGUMENT_KEYS),
+    Key("messages", {"type": "array", "items": _MESSAGE}),
+    Key("icons", _ICONS, served=True),
+    Key("_meta", _META, served=True),
+)
 
 
 def spec_format_schema() -> dict[str, Any]:
@@ -169,46 +217,16 @@ def spec_format_schema() -> dict[str, Any]:
                 "type": "string",
                 "description": "Where `build` writes the package, relative to this file (default: beside it).",
             },
-            "server": {
-                "type": "object",
-                "properties": {
-                    "name": _TEXT,
-                    "version": _TEXT,
-                    "title": _TEXT,
-                    "description": _TEXT,
-                    "instructions": _TEXT,
-                    "websiteUrl": _TEXT,
-                    "icons": _ICONS,
-                    "package": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"},
-                    "invalidArguments": {"enum": ["tool_error", "protocol_error"]},
-                    "capabilities": {
-                        "type": "object",
-                        "description": "Declared on top of what the spec implies (wire spelling).",
-                        "properties": {
-                            "logging": {"type": "object", "maxProperties": 0},
-                            "tools": _LIST_CHANGED,
-                            "prompts": _LIST_CHANGED,
-                            "resources": {
-                                "type": "object",
-                                "properties": {"listChanged": {"type": "boolean"}, "subscribe": {"type": "boolean"}},
-                                "additionalProperties": False,
-                            },
-                        },
-                        "additionalProperties": False,
-                    },
-                    "pageSize": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "description": "Items per page of tools/list, resources/list, ... (default: one page).",
-                    },
-                },
-                "required": ["name", "version"],
-                "additionalProperties": False,
-            },
+            "server": entity_schema(SERVER_KEYS),
             "definitions": {"type": "object", "additionalProperties": _SCHEMA},
-            "tools": {"type": "object", "additionalProperties": _TOOL},
-            "resources": {"type": "object", "additionalProperties": _RESOURCE},
-            "prompts": {"type": "object", "additionalProperties": _PROMPT},
+            "tools": {"type": "object", "additionalProperties": entity_schema(TOOL_KEYS)},
+            "resources": {
+                "type": "object",
+                "additionalProperties": entity_schema(
+                    RESOURCE_KEYS, oneOf=[{"required": ["uri"]}, {"required": ["uriTemplate"]}]
+                ),
+            },
+            "prompts": {"type": "object", "additionalProperties": entity_schema(PROMPT_KEYS)},
         },
         "required": ["mcpgen", "server"],
         "additionalProperties": False,

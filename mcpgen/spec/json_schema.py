@@ -140,7 +140,7 @@ def bundle(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any
     needed = used_definitions(schema, definitions)
     if not needed:
         return copy.deepcopy(schema)
-    bundled = rewrite_refs(schema, _to_local)
+    bundled: dict[str, Any] = rewrite_refs(schema, _to_local)
     local = dict(bundled.get("$defs") or {})
     for name in needed:
         local[name] = rewrite_refs(definitions[name], _to_local)

@@ -8,6 +8,7 @@ JSON Schema sees. Duplicate keys are errors, never "last one wins".
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,7 +82,7 @@ def _float(text: str) -> float:
     return float(text)
 
 
-_SCALARS = {
+_SCALARS: dict[str, Callable[[str], Any]] = {
     "tag:yaml.org,2002:str": str,
     "tag:yaml.org,2002:bool": lambda text: text.lower() == "true",
     "tag:yaml.org,2002:int": _int,
@@ -121,7 +122,7 @@ def _position(mark: yaml.Mark) -> Position:
     return Position(mark.line + 1, mark.column + 1)
 
 
-_COLLECTION_TAGS = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
+_COLLECTION_TAGS: dict[type[yaml.Node], str] = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
 
 # Explicit `!!bool` and `!!null` tags must still spell a value of their type.
 _SPELLINGS = {
