@@ -35,9 +35,17 @@ def python_lines(value: Any) -> str:
     return repr(value)
 
 
+def one_line(text: str) -> str:
+    """Text made safe for a `#` comment: control characters (a newline would end it) escaped."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
 def docstring(text: str | None) -> str:
-    """Text made safe to sit inside a triple-quoted docstring."""
-    return (text or "").replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip()
+    """Text made safe to sit inside a triple-quoted docstring: backslashes, quotes that would
+    close it and control characters are escaped, so spec text never ends the literal."""
+    escaped = (text or "").replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip()
+    escaped = "".join(c if c in "\n\t" or c.isprintable() else f"\\x{ord(c):02x}" for c in escaped)
+    return escaped[:-1] + '\\"' if escaped.endswith('"') else escaped
 
 
 @functools.cache
@@ -49,11 +57,11 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
-        extensions=["jinja2.ext.do"],
     )
     env.filters["py"] = python_literal
     env.filters["docstring"] = docstring
     env.filters["py_lines"] = python_lines
+    env.filters["one_line"] = one_line
     env.globals["version"] = __version__
     return env
 

@@ -1,37 +1,49 @@
-"""The whole generated package as {file name: text}, rendered in memory before anything is written."""
+"""The whole generated package as {path: bytes}, rendered in memory before anything is written."""
 
 from __future__ import annotations
+
+from importlib.resources import files
 
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import format_python, render_template
 from mcpgen.render.model_index import index_models
 from mcpgen.render.models import render_models
-from mcpgen.render.schema_doc import (
-    render_schema_json,
-    render_schema_markdown,
-    schema_document,
-)
+from mcpgen.render.schema_doc import render_schema_json, render_schema_markdown, schema_document
 from mcpgen.render.views import PythonView
 
-PYTHON_MODULES = ("__init__.py", "handlers.py", "server.py", "client.py")
-# The same for every spec but the header, so their templates are kept black-clean and are not
-# formatted again: that is most of a build's time. The golden test's black check guards them.
-PREFORMATTED_MODULES = ("_content.py", "_context.py", "_runtime.py")
+# Modules rendered from a template of the same name, then formatted.
+TEMPLATED_MODULES = ("__init__.py", "client.py", "handlers.py", "server.py")
+# Where the runtime (`mcpgen/runtime/*.py`, the same for every spec) goes in the package.
+RUNTIME_DIRECTORY = "_runtime"
 
 
 def header(api: Api) -> str:
     return render_template("header.jinja", api=api).rstrip("\n")
 
 
+def runtime_sources() -> dict[str, str]:
+    """The runtime modules, by file name: ordinary source, kept black-clean in the repository."""
+    runtime = files("mcpgen.runtime")
+    return {
+        entry.name: entry.read_text(encoding="utf-8")
+        for entry in sorted(runtime.iterdir(), key=lambda entry: entry.name)
+        if entry.name.endswith(".py")
+    }
+
+
 def render_package(api: Api) -> dict[str, bytes]:
-    models = format_python(render_models(api, header(api)))
+    top = header(api)
+    models = format_python(render_models(api, top))
     view = PythonView(api, index_models(models))
-    files = {"models.py": models}
-    for module in PYTHON_MODULES:
-        files[module] = format_python(render_template(f"{module}.jinja", api=api, view=view))
-    for module in PREFORMATTED_MODULES:
-        files[module] = render_template(f"{module}.jinja", api=api)
+    texts = {"models.py": models}
+    for module in TEMPLATED_MODULES:
+        texts[module] = format_python(render_template(f"{module}.jinja", api=api, view=view))
+    for name, source in runtime_sources().items():
+        # Copied verbatim: the header adds only comments, so black's verdict is unchanged.
+        texts[f"{RUNTIME_DIRECTORY}/{name}"] = f"{top}\n{source}"
     document = schema_document(api)
-    files["schema.json"] = render_schema_json(document)
-    files["SCHEMA.md"] = render_schema_markdown(api, document, view)
-    return {name: text.encode() for name, text in sorted(files.items())}
+    texts["schema.json"] = render_schema_json(document)
+    texts["SCHEMA.md"] = render_schema_markdown(api, document, view)
+    rendered = {name: text.encode() for name, text in texts.items()}
+    rendered.update(api.package_files)
+    return dict(sorted(rendered.items()))

@@ -12,7 +12,9 @@ from mcpgen.render.views import PythonView
 
 
 def schema_document(api: Api) -> dict[str, Any]:
-    return {
+    """What the server serves, and what it checks resource contents against; the generated
+    server reads its list payloads from this document, so each is written once."""
+    document: dict[str, Any] = {
         "generator": f"mcpgen {__version__}",
         "serverInfo": api.server_info,
         "instructions": api.instructions,
@@ -22,6 +24,10 @@ def schema_document(api: Api) -> dict[str, Any]:
         "resources/templates/list": {"resourceTemplates": [resource.wire for resource in api.resource_templates]},
         "prompts/list": {"prompts": [prompt.wire for prompt in api.prompts]},
     }
+    schemas = {resource.name: resource.content_schema for resource in api.resources if resource.content_schema}
+    if schemas:
+        document["resourceSchemas"] = schemas
+    return document
 
 
 def render_schema_json(document: dict[str, Any]) -> str:

@@ -1,6 +1,7 @@
-"""What templates of generated Python need to know about the models, decided in Python.
+"""What the templates of generated Python print, decided in Python.
 
-Templates only loop and print; every import list, signature and type is computed here.
+Templates only loop and print: every import block, signature, type and binding is
+computed here, from the IR and from the models module as the model generator wrote it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,27 @@ from dataclasses import dataclass
 
 from mcpgen.ir import naming
 from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
+from mcpgen.render.environment import docstring, python_lines, python_literal
+from mcpgen.render.imports import Imports
 from mcpgen.render.model_index import ModelIndex
+
+# The runtime's public names, by the module of the generated package's `_runtime` that defines them.
+RUNTIME_EXPORTS = {
+    "._runtime.client": ("ToolCallError",),
+    "._runtime.content": (
+        "ResourceContent",
+        "ToolContent",
+        "ToolResult",
+        "audio",
+        "embedded_resource",
+        "image",
+        "resource_link",
+        "text",
+    ),
+    "._runtime.context": ("Context", "elicitation", "roots", "sampling"),
+    "._runtime.errors": ("NotFoundError", "ToolError"),
+    "._runtime.server": ("GeneratedServer",),
+}
 
 
 @dataclass(frozen=True)
@@ -19,49 +40,38 @@ class Parameter:
     annotation: str
     required: bool
 
+    @property
+    def declaration(self) -> str:
+        return f"{self.name}: {self.annotation}" + ("" if self.required else " = None")
+
 
 @dataclass(frozen=True)
-class Imports:
-    models: list[str]
-    typing: list[str]
+class ClientMethod:
+    """One method of the generated client: its signature, and the expressions its body uses."""
+
+    signature: str
+    docstring: str
 
 
 class PythonView:
-    """Facts about the generated models that templates need, in one place."""
+    """Facts about the generated models and the code around them, in one place."""
 
     def __init__(self, api: Api, index: ModelIndex) -> None:
         self.api = api
         self.index = index
 
-    def snake(self, name: str) -> str:
-        return naming.snake(name)
+    # -- models ------------------------------------------------------------------------
+
+    @property
+    def model_names(self) -> list[str]:
+        return list(self.index.models)
 
     def public_type(self, model: str) -> str:
+        """The type a handler returns and a client gets: the root value, or the model."""
         return self.index.models[model].public_type
 
     def is_root(self, model: str) -> bool:
         return self.index.models[model].root is not None
-
-    def handler_return(self, tool: ToolIR) -> str:
-        if tool.output_model is None:
-            return "ToolContent"
-        value = self.public_type(tool.output_model)
-        return f"{value} | ToolResult[{value}]"
-
-    def resource_return(self, resource: ResourceIR) -> str:
-        return self.public_type(resource.content_model) if resource.content_model else "ResourceContent"
-
-    def handler_prompts(self) -> list[PromptIR]:
-        """Prompts without message templates, which a handler answers."""
-        return [prompt for prompt in self.api.prompts if prompt.messages is None]
-
-    def handler_annotations(self) -> list[str]:
-        """Every type the Handlers signatures name."""
-        annotations = [tool.input_model for tool in self.api.tools]
-        annotations += [self.handler_return(tool) for tool in self.api.tools]
-        annotations += [self.resource_return(resource) for resource in self.api.handler_resources]
-        annotations += [prompt.arguments_model for prompt in self.handler_prompts() if prompt.arguments_model]
-        return annotations
 
     def parameters(self, model: str | None) -> list[Parameter]:
         """Keyword arguments mirroring a model's fields; optional ones default to None (left out)."""
@@ -75,14 +85,244 @@ class PythonView:
             parameters.append(Parameter(field.name, annotation, field.required))
         return sorted(parameters, key=lambda p: not p.required)
 
-    def imports(self, annotations: Iterable[str], typing: Iterable[str] = ()) -> Imports:
-        """What a module must import for `annotations`, plus the `typing` names it always uses."""
-        models: set[str] = set()
-        typing = set(typing)
+    def _add_annotations(self, imports: Imports, annotations: Iterable[str], models: str = ".models") -> None:
+        """Import what `annotations` name: model classes, and typing names the models use."""
         for annotation in annotations:
-            for name in self.index.names_in(annotation):
+            for name in sorted(self.index.names_in(annotation)):
                 if name in self.index.defined:
-                    models.add(name)
+                    imports.add(models, name)
                 elif self.index.imported.get(name) == "typing":
-                    typing.add(name)
-        return Imports(sorted(models), sorted(typing))
+                    imports.add("typing", name)
+
+    # -- Handlers ----------------------------------------------------------------------
+
+    @property
+    def handler_prompts(self) -> list[PromptIR]:
+        """Prompts without message templates, which a handler answers."""
+        return [prompt for prompt in self.api.prompts if prompt.messages is None]
+
+    def handler_return(self, tool: ToolIR) -> str:
+        if tool.output_model is None:
+            return "ToolContent"
+        value = self.public_type(tool.output_model)
+        return f"{value} | ToolResult[{value}]"
+
+    def resource_return(self, resource: ResourceIR) -> str:
+        return self.public_type(resource.content_model) if resource.content_model else "ResourceContent"
+
+    def tool_signature(self, tool: ToolIR) -> str:
+        return f"async def {tool.method}(self, args: {tool.input_model}, ctx: Context) -> {self.handler_return(tool)}:"
+
+    def resource_signature(self, resource: ResourceIR) -> str:
+        variables = "".join(f"{variable.parameter}: str, " for variable in resource.variables)
+        return f"async def {resource.method}(self, {variables}ctx: Context) -> {self.resource_return(resource)}:"
+
+    def prompt_signature(self, prompt: PromptIR) -> str:
+        arguments = prompt.arguments_model or "None"
+        return f"async def {prompt.method}(self, args: {arguments}, ctx: Context) -> list[types.PromptMessage]:"
+
+    def _handler_annotations(self) -> list[str]:
+        annotations = [tool.input_model for tool in self.api.tools]
+        annotations += [self.handler_return(tool) for tool in self.api.tools]
+        annotations += [self.resource_return(resource) for resource in self.api.handler_resources]
+        annotations += [prompt.arguments_model for prompt in self.handler_prompts if prompt.arguments_model]
+        return annotations
+
+    def _content_names(self) -> list[str]:
+        """The content types the Handlers signatures name."""
+        names = []
+        if any(resource.content_model is None for resource in self.api.handler_resources):
+            names.append("ResourceContent")
+        if any(tool.output_model is None for tool in self.api.tools):
+            names.append("ToolContent")
+        if any(tool.output_model is not None for tool in self.api.tools):
+            names.append("ToolResult")
+        return names
+
+    def handlers_imports(self) -> str:
+        imports = Imports().add("__future__", "annotations").add("abc", "ABC", "abstractmethod")
+        if self.api.completions is not None:
+            imports.add("collections.abc", "Sequence")
+        if self.handler_prompts:
+            imports.add("mcp_types as types")
+        imports.add("._runtime.context", "Context")
+        if content := self._content_names():
+            imports.add("._runtime.content", *content)
+        self._add_annotations(imports, self._handler_annotations())
+        return imports.render()
+
+    def app_imports(self) -> str:
+        """The starter app imports from the installed package, by its name."""
+        package = self.api.package
+        imports = Imports().add("__future__", "annotations")
+        if self.handler_prompts:
+            imports.add("mcp_types as types")
+        names = ["Context", "Handlers", "ToolError", "run", *self._content_names()]
+        if self.api.resource_templates:
+            names.append("NotFoundError")
+        imports.add(package, *names)
+        self._add_annotations(imports, self._handler_annotations(), models=f"{package}.models")
+        return imports.render()
+
+    # -- server ------------------------------------------------------------------------
+
+    def server_imports(self) -> str:
+        imports = Imports().add("__future__", "annotations")
+        imports.add("collections.abc", "Sequence").add("typing", "Any")
+        imports.add("._runtime.server", "GeneratedServer", "build_server")
+        imports.add("._runtime.serving", "http_app", "serve")
+        imports.add(".handlers", "Handlers")
+        if self.api.tools:
+            imports.add("._runtime.tools", "ToolBinding")
+        if self.api.static_resources:
+            imports.add("._runtime.resources", "ResourceBinding")
+        if self.api.resource_templates:
+            imports.add("._runtime.resources", "TemplateBinding")
+        if self.api.prompts:
+            imports.add("._runtime.prompts", "PromptBinding")
+        models = [tool.input_model for tool in self.api.tools]
+        models += [tool.output_model for tool in self.api.tools if tool.output_model]
+        models += [resource.content_model for resource in self.api.resources if resource.content_model]
+        models += [prompt.arguments_model for prompt in self.api.prompts if prompt.arguments_model]
+        if models:
+            imports.add(".models", *models)
+        return imports.render()
+
+    def tool_binding(self, tool: ToolIR) -> str:
+        arguments = [f"handlers.{tool.method}", tool.input_model]
+        if tool.output_model:
+            arguments.append(tool.output_model)
+        if tool.output_wrapped:
+            arguments.append("wrapped=True")
+        return f"ToolBinding({', '.join(arguments)})"
+
+    def resource_binding(self, resource: ResourceIR) -> str:
+        static = resource.static
+        if static is None:
+            arguments = [f"handlers.{resource.method}"]
+            if resource.content_model:
+                arguments.append(resource.content_model)
+        elif static.package_file is not None:
+            arguments = [f"file={python_literal(static.package_file)}"]
+            if static.binary:
+                arguments.append("binary=True")
+        elif static.text is not None:
+            arguments = [f"text={python_lines(static.text)}"]
+        else:
+            arguments = [f"blob={python_lines(static.blob)}"]
+        if resource.uri_template is not None:
+            arguments.insert(1, python_literal(resource.parameters))
+            return f"TemplateBinding({', '.join(arguments)})"
+        return f"ResourceBinding({', '.join(arguments)})"
+
+    def prompt_binding(self, prompt: PromptIR) -> str:
+        arguments = [prompt.arguments_model or "None"]
+        if prompt.messages is not None:
+            arguments.append(f"messages={python_lines(prompt.wire_messages)}")
+        else:
+            arguments.append(f"get=handlers.{prompt.method}")
+        return f"PromptBinding({', '.join(arguments)})"
+
+    # -- client ------------------------------------------------------------------------
+
+    def client_imports(self) -> str:
+        imports = Imports().add("__future__", "annotations")
+        imports.add("collections.abc", "Mapping", "Sequence").add("types", "TracebackType")
+        imports.add("typing", "TYPE_CHECKING", "Any", "Literal", "Self")
+        imports.add("mcp_types as types").add("mcp", "Client", "StdioServerParameters")
+        imports.add("mcp.shared.dispatcher", "ProgressFnT")
+        if self.api.resource_templates:
+            imports.add("mcp.shared.uri_template", "UriTemplate")
+        helpers = ["present", "to_json"]
+        if any(tool.output_model for tool in self.api.tools):
+            helpers.append("structured_result")
+        if any(tool.output_model is None for tool in self.api.tools):
+            helpers.append("tool_content")
+        if self.api.resources:
+            helpers.append("resource_value")
+        imports.add("._runtime.client", *helpers)
+        annotations: list[str] = []
+        for tool in self.api.tools:
+            annotations.append(tool.input_model)
+            annotations += [parameter.annotation for parameter in self.parameters(tool.input_model)]
+            if tool.output_model:
+                annotations += [tool.output_model, self.public_type(tool.output_model)]
+        for resource in self.api.resources:
+            if resource.content_model:
+                annotations += [resource.content_model, self.public_type(resource.content_model)]
+        self._add_annotations(imports, annotations)
+        return imports.render()
+
+    def client_tool(self, tool: ToolIR) -> ClientMethod:
+        parameters = "".join(f", {p.declaration}" for p in self.parameters(tool.input_model))
+        returns = self.public_type(tool.output_model) if tool.output_model else "list[types.ContentBlock]"
+        signature = (
+            f"async def {tool.method}(self, *{parameters}, on_progress: ProgressFnT | None = None) -> {returns}:"
+        )
+        return ClientMethod(signature, _summary(f"Call tool `{tool.name}`", tool.wire.get("description")))
+
+    def client_tool_arguments(self, tool: ToolIR) -> str:
+        return ", ".join(f"{p.name}={p.name}" for p in self.parameters(tool.input_model))
+
+    def client_resource(self, resource: ResourceIR) -> ClientMethod:
+        variables = "".join(f", {variable.parameter}: str" for variable in resource.variables)
+        if variables:
+            variables = ", *" + variables
+        returns = self.public_type(resource.content_model) if resource.content_model else "str | bytes"
+        address = resource.uri or resource.uri_template
+        return ClientMethod(
+            f"async def {resource.method}(self{variables}) -> {returns}:",
+            _summary(f"Read `{address}`", resource.wire.get("description")),
+        )
+
+    def client_template_variables(self, resource: ResourceIR) -> str:
+        pairs = ", ".join(f"{python_literal(v.name)}: {v.parameter}" for v in resource.variables)
+        return "{" + pairs + "}"
+
+    def client_prompt(self, prompt: PromptIR) -> ClientMethod:
+        ordered = sorted(prompt.arguments, key=lambda argument: not argument.required)
+        parameters = "".join(
+            f", {a.parameter}: str" if a.required else f", {a.parameter}: str | None = None" for a in ordered
+        )
+        if parameters:
+            parameters = ", *" + parameters
+        return ClientMethod(
+            f"async def {prompt.method}(self{parameters}) -> types.GetPromptResult:",
+            _summary(f"Get prompt `{prompt.name}`", prompt.wire.get("description")),
+        )
+
+    def client_prompt_arguments(self, prompt: PromptIR) -> str:
+        pairs = ", ".join(f"{python_literal(a.name)}: {a.parameter}" for a in prompt.arguments)
+        return "{" + pairs + "}"
+
+    def summary(self, first: str, description: object) -> str:
+        return _summary(first, description)
+
+    def completion_method(self, name: str) -> str:
+        return naming.snake(name)
+
+    def literal_of(self, names: Iterable[str]) -> str:
+        return f"Literal[{', '.join(python_literal(name) for name in names)}]"
+
+    # -- __init__ ----------------------------------------------------------------------
+
+    def init_imports(self) -> str:
+        imports = Imports()
+        for module, names in RUNTIME_EXPORTS.items():
+            imports.add(module, *names)
+        imports.add(".client", self.api.client_class).add(".handlers", "Handlers")
+        imports.add(".server", "create_app", "create_server", "run")
+        if self.model_names:
+            imports.add(".models", *self.model_names)
+        return imports.render()
+
+    @property
+    def exports(self) -> list[str]:
+        names = [name for names in RUNTIME_EXPORTS.values() for name in names]
+        names += [self.api.client_class, "Handlers", "create_app", "create_server", "run", *self.model_names]
+        return sorted(names)
+
+
+def _summary(first: str, description: object) -> str:
+    """A docstring's first line: what the method does, then the spec's description."""
+    return docstring(f"{first}: {description}" if description else first)

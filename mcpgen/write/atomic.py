@@ -23,6 +23,7 @@ def _file_mode() -> int:
 
 
 def _write_file(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)  # generated files may sit in subfolders (_runtime/)
     with open(path, "wb") as handle:
         handle.write(data)
         handle.flush()
@@ -30,15 +31,18 @@ def _write_file(path: Path, data: bytes) -> None:
     os.chmod(path, _file_mode())
 
 
-def _carry_over(source: Path, target: Path) -> None:
+def _carry_over(source: Path, target: Path, relative: str, replaced: set[str]) -> None:
     """Put `source` into the staging tree without copying data: hard links keep the inode,
-    so the file keeps its mtime and nothing of the user's is rewritten."""
+    so the file keeps its mtime and nothing of the user's is rewritten. Paths in `replaced`
+    are left out, at any depth, so a linked file is never written through."""
+    if relative in replaced:
+        return
     if source.is_symlink():
         os.symlink(os.readlink(source), target)
     elif source.is_dir():
         target.mkdir()
         for entry in source.iterdir():
-            _carry_over(entry, target / entry.name)
+            _carry_over(entry, target / entry.name, f"{relative}/{entry.name}", replaced)
     else:
         try:
             os.link(source, target)
@@ -68,8 +72,7 @@ def apply(plan: Plan) -> None:
     replaced = {*plan.changed, *plan.removed}
     if directory.exists():
         for entry in directory.iterdir():
-            if entry.name not in replaced:
-                _carry_over(entry, staging / entry.name)
+            _carry_over(entry, staging / entry.name, entry.name, replaced)
     for name in plan.changed:
         _write_file(staging / name, plan.manifest if name == MANIFEST else plan.files[name])
     _sync_directory(staging)
