@@ -17,9 +17,7 @@ pytestmark = pytest.mark.anyio
 
 
 def _texts(result: types.GetPromptResult) -> list[tuple[str, str]]:
-    return [
-        (m.role, m.content.text) for m in result.messages if isinstance(m.content, types.TextContent)
-    ]
+    return [(m.role, m.content.text) for m in result.messages if isinstance(m.content, types.TextContent)]
 
 
 async def test_compiled_messages(toy: GeneratedServer, mode: str) -> None:
@@ -43,8 +41,7 @@ async def test_invalid_prompt_arguments(toy: GeneratedServer, mode: str) -> None
             await client.get_prompt("greet", {"tone": "warm", "mood": "x"})
         assert caught.value.code == -32602
         assert caught.value.message == (
-            "Invalid arguments for prompt 'greet': missing required argument 'name'; "
-            "unknown argument 'mood'"
+            "Invalid arguments for prompt 'greet': missing required argument 'name'; " "unknown argument 'mood'"
         )
         with pytest.raises(MCPError) as unknown:
             await client.get_prompt("farewell", {})

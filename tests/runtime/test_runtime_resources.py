@@ -20,7 +20,9 @@ pytestmark = pytest.mark.anyio
 STATIC = Path(__file__).parent / "toy_server" / "_static"
 
 
-async def _read(server: GeneratedServer, mode: str, uri: str) -> types.TextResourceContents | types.BlobResourceContents:
+async def _read(
+    server: GeneratedServer, mode: str, uri: str
+) -> types.TextResourceContents | types.BlobResourceContents:
     async with Client(server, mode=mode) as client:
         result = await client.read_resource(uri)
     [item] = result.contents
@@ -66,9 +68,7 @@ async def test_handler_without_a_content_model(toy: GeneratedServer, mode: str) 
     assert isinstance(item, types.TextResourceContents) and item.text == "a note"
 
 
-async def test_content_that_breaks_its_schema_is_an_internal_error(
-    mode: str, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_content_that_breaks_its_schema_is_an_internal_error(mode: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR, logger="mcpgen")
     # count=-1 suits the model (int) but not the schema (minimum 0): the schema is checked too.
     async with Client(create_server(Toy(stats_count=-1)), mode=mode) as client:

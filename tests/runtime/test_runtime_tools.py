@@ -54,7 +54,11 @@ async def test_content_output(toy: GeneratedServer, mode: str) -> None:
 
 INVALID: list[tuple[str, dict[str, Any], list[str]]] = [
     ("divide", {"a": 1}, ["$: 'b' is a required property"]),
-    ("divide", {"a": "one", "b": 2, "c": 3}, ["$: Additional properties are not allowed", "$.a: 'one' is not of type 'number'"]),
+    (
+        "divide",
+        {"a": "one", "b": 2, "c": 3},
+        ["$: Additional properties are not allowed", "$.a: 'one' is not of type 'number'"],
+    ),
     ("echo", {"text": ""}, ["$.text: '' should be non-empty"]),
     # Valid for the JSON Schema, but not for the model (max_length=20): the model speaks too.
     ("echo", {"text": "x" * 21}, ["$.text: String should have at most 20 characters"]),

@@ -76,7 +76,9 @@ class Toy:
         self, args: SummaryArguments, ctx: Context
     ) -> list[types.PromptMessage]:
         message = f"Summarize {args.topic}."
-        return [types.PromptMessage(role="user", content=types.TextContent(text=message))]
+        return [
+            types.PromptMessage(role="user", content=types.TextContent(text=message))
+        ]
 
     async def complete(
         self,

@@ -31,7 +31,12 @@ GREET_MESSAGES: list[dict[str, Any]] = [
             "template": [
                 "Greet ",
                 {"var": "name"},
-                {"if": "tone", "not": False, "then": [" in a ", {"var": "tone"}, " tone"], "else": []},
+                {
+                    "if": "tone",
+                    "not": False,
+                    "then": [" in a ", {"var": "tone"}, " tone"],
+                    "else": [],
+                },
                 ".",
             ],
         },
@@ -47,7 +52,9 @@ def bindings(handlers: Toy) -> dict[str, Any]:
         "tools": {
             "echo": ToolBinding(handlers.echo, EchoInput),
             "ask_name": ToolBinding(handlers.ask_name, AskNameInput),
-            "halves": ToolBinding(handlers.halves, HalvesInput, HalvesOutput, wrapped=True),
+            "halves": ToolBinding(
+                handlers.halves, HalvesInput, HalvesOutput, wrapped=True
+            ),
             "divide": ToolBinding(handlers.divide, DivideInput, DivideOutput),
         },
         "resources": {
