@@ -16,6 +16,7 @@ from mcpgen.runtime.server import GeneratedServer, build_server
 from mcpgen.runtime.tools import ToolBinding
 
 pytestmark = pytest.mark.anyio
+MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshake
 SCHEMA = schema_document("toy_server")
 
 
@@ -25,7 +26,9 @@ def _build(**changes: Any) -> GeneratedServer:
     return build_server("toy_server", **options)
 
 
-async def test_lists_follow_schema_json(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_lists_follow_schema_json(mode: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         tools = await client.list_tools()
         resources = await client.list_resources()
@@ -48,7 +51,8 @@ async def test_lists_follow_schema_json(toy: GeneratedServer, mode: str) -> None
     assert tools.next_cursor is None
 
 
-async def test_server_info_instructions_and_capabilities(toy: GeneratedServer) -> None:
+async def test_server_info_instructions_and_capabilities() -> None:
+    toy = create_server()
     async with Client(toy, mode="legacy") as client:
         assert client.server_info is not None
         assert (client.server_info.name, client.server_info.title, client.server_info.version) == (

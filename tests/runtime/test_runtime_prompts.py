@@ -11,16 +11,18 @@ from mcp.shared.exceptions import MCPError
 from toy_server.server import create_server
 
 from mcpgen.runtime.prompts import render_template
-from mcpgen.runtime.server import GeneratedServer
 
 pytestmark = pytest.mark.anyio
+MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshake
 
 
 def _texts(result: types.GetPromptResult) -> list[tuple[str, str]]:
     return [(m.role, m.content.text) for m in result.messages if isinstance(m.content, types.TextContent)]
 
 
-async def test_compiled_messages(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_compiled_messages(mode: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         plain = await client.get_prompt("greet", {"name": "Ada"})
         toned = await client.get_prompt("greet", {"name": "Ada", "tone": "warm"})
@@ -29,13 +31,17 @@ async def test_compiled_messages(toy: GeneratedServer, mode: str) -> None:
     assert _texts(toned)[0] == ("user", "Greet Ada in a warm tone.")
 
 
-async def test_handler_messages(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_handler_messages(mode: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         result = await client.get_prompt("summary", {"topic": "cats"})
     assert _texts(result) == [("user", "Summarize cats.")]
 
 
-async def test_invalid_prompt_arguments(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_invalid_prompt_arguments(mode: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         with pytest.raises(MCPError) as caught:
             await client.get_prompt("greet", {"tone": "warm", "mood": "x"})
@@ -62,6 +68,7 @@ def test_render_template() -> None:
     assert render_template(template, {"name": "{var}", "gift": ""}) == "Dear {var}, hello."
 
 
+@pytest.mark.parametrize("mode", MODES)
 async def test_pages_and_cursors(mode: str) -> None:
     server = create_server(page_size=3)
     async with Client(server, mode=mode) as client:
@@ -82,7 +89,8 @@ async def test_pages_and_cursors(mode: str) -> None:
             assert caught.value.data == {"cursor": cursor}
 
 
-async def test_completion(toy: GeneratedServer) -> None:
+async def test_completion() -> None:
+    toy = create_server()
     async with Client(toy, mode="auto") as client:
         spec = await client.complete(types.PromptReference(name="greet"), {"name": "tone", "value": "w"})
         handler = await client.complete(

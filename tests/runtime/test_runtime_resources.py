@@ -17,6 +17,7 @@ from toy_server.server import create_server
 from mcpgen.runtime.server import GeneratedServer
 
 pytestmark = pytest.mark.anyio
+MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshake
 STATIC = Path(__file__).parent / "toy_server" / "_static"
 
 
@@ -30,44 +31,57 @@ async def _read(
     return item
 
 
-async def test_inline_text(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_inline_text(mode: str) -> None:
+    toy = create_server()
     item = await _read(toy, mode, "toy://motd")
     assert isinstance(item, types.TextResourceContents)
     assert (item.text, item.mime_type) == ("hello", "text/plain")
 
 
-async def test_inline_blob(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_inline_blob(mode: str) -> None:
+    toy = create_server()
     item = await _read(toy, mode, "toy://raw")
     assert isinstance(item, types.BlobResourceContents)
     assert (item.blob, item.mime_type) == ("aGVsbG8=", "application/octet-stream")
 
 
-async def test_text_file_of_the_package(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_text_file_of_the_package(mode: str) -> None:
+    toy = create_server()
     item = await _read(toy, mode, "ui://toy/widget.html")
     assert isinstance(item, types.TextResourceContents)
     assert item.text == (STATIC / "widget.html").read_text(encoding="utf-8")
     assert "Café" in item.text and item.mime_type == "text/html"
 
 
-async def test_binary_file_of_the_package(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_binary_file_of_the_package(mode: str) -> None:
+    toy = create_server()
     item = await _read(toy, mode, "toy://logo.png")
     assert isinstance(item, types.BlobResourceContents)
     assert base64.b64decode(item.blob) == (STATIC / "logo.png").read_bytes()
     assert item.mime_type == "image/png"
 
 
-async def test_handler_with_a_content_model(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_handler_with_a_content_model(mode: str) -> None:
+    toy = create_server()
     item = await _read(toy, mode, "toy://stats")
     assert isinstance(item, types.TextResourceContents)
     assert json.loads(item.text) == {"count": 3}
     assert item.mime_type == "application/json"
 
 
-async def test_handler_without_a_content_model(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_handler_without_a_content_model(mode: str) -> None:
+    toy = create_server()
     item = await _read(toy, mode, "toy://note")
     assert isinstance(item, types.TextResourceContents) and item.text == "a note"
 
 
+@pytest.mark.parametrize("mode", MODES)
 async def test_content_that_breaks_its_schema_is_an_internal_error(mode: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR, logger="mcpgen")
     # count=-1 suits the model (int) but not the schema (minimum 0): the schema is checked too.
@@ -79,7 +93,9 @@ async def test_content_that_breaks_its_schema_is_an_internal_error(mode: str, ca
     assert any("$.count: -1 is less than the minimum of 0" in r.getMessage() for r in caplog.records)
 
 
-async def test_template(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_template(mode: str) -> None:
+    toy = create_server()
     item = await _read(toy, mode, "toy://items/apple")
     assert isinstance(item, types.TextResourceContents)
     assert json.loads(item.text) == {"id": "apple", "name": "An apple"}
@@ -87,7 +103,9 @@ async def test_template(toy: GeneratedServer, mode: str) -> None:
 
 
 @pytest.mark.parametrize("uri", ["toy://items/cherry", "toy://nothing"])
-async def test_not_found(toy: GeneratedServer, mode: str, uri: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_not_found(mode: str, uri: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         with pytest.raises(MCPError) as caught:
             await client.read_resource(uri)

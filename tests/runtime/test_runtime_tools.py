@@ -13,9 +13,8 @@ from mcp.shared.exceptions import MCPError
 from toy_server.handlers import CRASH, UNLUCKY
 from toy_server.server import create_server
 
-from mcpgen.runtime.server import GeneratedServer
-
 pytestmark = pytest.mark.anyio
+MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshake
 
 
 def _text(result: types.CallToolResult) -> str:
@@ -27,7 +26,9 @@ def _toy_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == "mcpgen" and r.levelno >= logging.ERROR]
 
 
-async def test_structured_output(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_structured_output(mode: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         result = await client.call_tool("divide", {"a": 7, "b": 2})
     assert not result.is_error
@@ -35,7 +36,9 @@ async def test_structured_output(toy: GeneratedServer, mode: str) -> None:
     assert [json.loads(_text(result))] == [{"quotient": 3.5}]
 
 
-async def test_wrapped_output_with_extra_content(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_wrapped_output_with_extra_content(mode: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         result = await client.call_tool("halves", {"values": [4, 1]})
     assert result.structured_content == {"result": [2.0, 0.5]}
@@ -44,7 +47,9 @@ async def test_wrapped_output_with_extra_content(toy: GeneratedServer, mode: str
     assert isinstance(extra, types.TextContent) and extra.text == "halved"
 
 
-async def test_content_output(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_content_output(mode: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         result = await client.call_tool("echo", {"text": "hi"})
     assert not result.is_error
@@ -66,9 +71,11 @@ INVALID: list[tuple[str, dict[str, Any], list[str]]] = [
 
 
 @pytest.mark.parametrize(("tool", "arguments", "violations"), INVALID)
+@pytest.mark.parametrize("mode", MODES)
 async def test_invalid_arguments_are_tool_errors(
-    toy: GeneratedServer, mode: str, tool: str, arguments: dict[str, Any], violations: list[str]
+    mode: str, tool: str, arguments: dict[str, Any], violations: list[str]
 ) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         result = await client.call_tool(tool, arguments)
     assert result.is_error is True
@@ -80,6 +87,7 @@ async def test_invalid_arguments_are_tool_errors(
         assert line.startswith(f"- {expected}"), lines
 
 
+@pytest.mark.parametrize("mode", MODES)
 async def test_invalid_arguments_as_protocol_errors(mode: str) -> None:
     server = create_server(invalid_arguments="protocol_error")
     async with Client(server, mode=mode) as client:
@@ -93,16 +101,18 @@ async def test_invalid_arguments_as_protocol_errors(mode: str) -> None:
         assert ok.structured_content == {"quotient": 0.25}
 
 
-async def test_tool_error_is_a_readable_error_result(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_tool_error_is_a_readable_error_result(mode: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         result = await client.call_tool("divide", {"a": 1, "b": 0})
     assert result.is_error is True
     assert _text(result) == "Cannot divide by zero."
 
 
-async def test_a_crash_is_a_generic_error_result(
-    toy: GeneratedServer, mode: str, caplog: pytest.LogCaptureFixture
-) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_crash_is_a_generic_error_result(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    toy = create_server()
     caplog.set_level(logging.ERROR, logger="mcpgen")
     async with Client(toy, mode=mode) as client:
         result = await client.call_tool("divide", {"a": CRASH, "b": 1})
@@ -113,9 +123,9 @@ async def test_a_crash_is_a_generic_error_result(
     assert record.exc_info is not None and str(record.exc_info[1]) == "secret detail"
 
 
-async def test_wrong_shaped_output_is_an_internal_error(
-    toy: GeneratedServer, mode: str, caplog: pytest.LogCaptureFixture
-) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_wrong_shaped_output_is_an_internal_error(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    toy = create_server()
     caplog.set_level(logging.ERROR, logger="mcpgen")
     async with Client(toy, mode=mode) as client:
         with pytest.raises(MCPError) as caught:
@@ -130,7 +140,9 @@ async def test_wrong_shaped_output_is_an_internal_error(
     )
 
 
-async def test_unknown_tool_is_invalid_params(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_unknown_tool_is_invalid_params(mode: str) -> None:
+    toy = create_server()
     async with Client(toy, mode=mode) as client:
         with pytest.raises(MCPError) as caught:
             await client.call_tool("multiply", {})
@@ -142,7 +154,9 @@ async def _name(context: Any, params: types.ElicitRequestParams) -> types.Elicit
     return types.ElicitResult(action="accept", content={"name": "Ada"})
 
 
-async def test_asking_the_client_in_both_eras(toy: GeneratedServer, mode: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_asking_the_client_in_both_eras(mode: str) -> None:
+    toy = create_server()
     # 2026-07-28: input_required, then a retry with the answer; 2025-11-25: a request mid-call.
     async with Client(toy, mode=mode, elicitation_callback=_name) as client:
         result = await client.call_tool("ask_name", {})
