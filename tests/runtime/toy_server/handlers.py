@@ -46,6 +46,7 @@ class Toy:
         return ToolResult([value / 2 for value in args.values], [text("halved")])
 
     async def echo(self, args: EchoInput, ctx: Context) -> str:
+        await ctx.log("info", f"echo {args.text}")
         return args.text
 
     async def ask_name(self, args: AskNameInput, ctx: Context) -> str:
