@@ -1,1 +1,19 @@
-"""placeholder"""
+"""The runtime of a generated MCP server package.
+
+mcpgen copies every module of this package verbatim into each package it generates,
+as `<package>/_runtime/<module>.py`: validation, error mapping, result shaping,
+pagination, notifications and serving live here once, so that the generated
+server.py is only the spec's bindings. Edit these files in mcpgen (mcpgen/runtime),
+never in a generated package: a rebuild overwrites them there.
+
+Modules: `server` (build_server, GeneratedServer) wires the tables of `tools`,
+`resources`, `prompts` and `completions` from the package's schema.json
+(`package_data`); `serving` runs it (stdio, Streamable HTTP); `context` is what a
+handler can do with its request; `content` builds content blocks; `validation`,
+`pagination`, `errors`, `encoding` and `log` are shared helpers; `client` is what a
+generated typed client needs.
+
+The modules import one another relatively and depend only on `mcp`, `mcp_types`,
+`pydantic`, `jsonschema`, `anyio` and the standard library. `client` (what a
+generated typed client needs) imports nothing of the server stack.
+"""

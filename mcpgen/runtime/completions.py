@@ -1,0 +1,72 @@
+"""`completion/complete`: values from the spec, filtered by prefix, or from a handler."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+
+from .context import Context
+
+if TYPE_CHECKING:  # server.py imports this module
+    from .server import GeneratedServer
+
+MAX_VALUES = 100
+"""The protocol's limit on the values of one completion result."""
+
+CompletionValues = Mapping[tuple[str, str], Mapping[str, Sequence[str]]]
+"""The spec's values: (`"prompt"`, prompt name) or (`"resource"`, URI template) ->
+argument or variable name -> values."""
+
+CompletionHandler = Callable[
+    [str, str, str, str, dict[str, str], Context], Awaitable[Sequence[str] | None]
+]
+"""`await complete(ref_type, ref, argument, value, context, ctx)`: `ref_type` is
+`"prompt"` (`ref` the prompt's name) or `"resource"` (`ref` the URI template),
+`value` what was typed so far, `context` the other arguments already given. It
+returns the values, or None for the spec's values filtered by the prefix `value`."""
+
+
+class CompletionTable:
+    """What a server completes: the spec's values, or the handler's."""
+
+    server: GeneratedServer | None = None
+
+    def __init__(
+        self, values: CompletionValues, complete: CompletionHandler | None
+    ) -> None:
+        self.values = values
+        self.handler = complete
+
+    async def complete(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        ref = params.ref
+        key = (
+            ("prompt", ref.name)
+            if isinstance(ref, types.PromptReference)
+            else ("resource", ref.uri)
+        )
+        name, prefix = params.argument.name, params.argument.value
+        found: Sequence[str] | None = None
+        if self.handler is not None:
+            context = dict(params.context.arguments or {}) if params.context else {}
+            found = await self.handler(
+                key[0], key[1], name, prefix, context, Context(ctx, self.server)
+            )
+        if found is None:
+            found = [
+                value
+                for value in self.values.get(key, {}).get(name, ())
+                if value.startswith(prefix)
+            ]
+        values = list(found)
+        return types.CompleteResult(
+            completion=types.Completion(
+                values=values[:MAX_VALUES],
+                total=len(values),
+                has_more=len(values) > MAX_VALUES,
+            )
+        )

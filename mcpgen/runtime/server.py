@@ -1,0 +1,385 @@
+"""The generated server: `build_server` and the `GeneratedServer` it returns.
+
+The generated server.py calls `build_server(__package__, tools=..., ...)` with one
+binding per item, by name; everything served on the wire (serverInfo, instructions,
+capabilities, the four lists, resource content schemas) comes from the package's own
+schema.json, which mcpgen writes beside server.py.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, get_args
+
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ToolsListChanged,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from .completions import CompletionHandler, CompletionTable, CompletionValues
+from .log import logger
+from .package_data import schema_document
+from .prompts import PromptBinding, PromptTable
+from .resources import ResourceBinding, ResourceTable, TemplateBinding
+from .tools import InvalidArguments, ToolBinding, ToolTable
+
+LIST_KINDS = ("tools", "resources", "prompts")
+
+
+class GeneratedServer(Server[Any]):
+    """The SDK's low-level server, plus what a generated server adds: list-change and
+    resource-update notifications that reach clients of both protocol eras, resource
+    subscriptions and log levels for 2025-11-25 clients, and signed `requestState`.
+
+    `declared` is the server's capabilities as schema.json has them: `logging`, and the
+    `listChanged` / `subscribe` flags of `tools`, `resources` and `prompts`, turn on
+    what they name. `options` are the SDK `Server`'s keyword arguments.
+    """
+
+    def __init__(
+        self, name: str, *, declared: Mapping[str, Any], **options: Any
+    ) -> None:
+        listen = any(
+            (declared.get(kind) or {}).get(flag)
+            for kind in LIST_KINDS
+            for flag in ("listChanged", "subscribe")
+        )
+        self.bus = InMemorySubscriptionBus()
+        if listen:
+            # 2026-07-28 clients hear of changes through subscriptions/listen.
+            options["on_subscriptions_listen"] = ListenHandler(self.bus)
+        if (declared.get("resources") or {}).get("subscribe"):
+            options.update(
+                on_subscribe_resource=self._subscribe,
+                on_unsubscribe_resource=self._unsubscribe,
+            )
+        with warnings.catch_warnings():
+            # logging/setLevel is deprecated in 2026-07-28; 2025-11-25 clients still send it.
+            warnings.simplefilter("ignore")
+            if "logging" in declared:
+                options["on_set_logging_level"] = self._set_logging_level
+            super().__init__(name, **options)
+        self.declared = declared
+        # Per 2025-11-25 connection: the standalone channels notifications go out on.
+        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._subscribed: weakref.WeakKeyDictionary[Any, set[str]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._log_levels: weakref.WeakKeyDictionary[Any, types.LoggingLevel] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.middleware.append(self._remember_connection)
+        self.middleware.append(
+            RequestStateBoundary(_request_state_security(), default_audience=name)
+        )
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        if notification_options is None:
+            # Advertise listChanged exactly as declared (the SDK's default is False).
+            changed = {
+                kind: bool((self.declared.get(kind) or {}).get("listChanged"))
+                for kind in LIST_KINDS
+            }
+            notification_options = NotificationOptions(
+                prompts_changed=changed["prompts"],
+                resources_changed=changed["resources"],
+                tools_changed=changed["tools"],
+            )
+        return super().create_initialization_options(
+            notification_options, experimental_capabilities, extensions
+        )
+
+    async def _remember_connection(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._connections.add(_connection(ctx))
+        return await call_next(ctx)
+
+    async def _subscribe(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        self._subscribed.setdefault(_connection(ctx), set()).add(str(params.uri))
+        return types.EmptyResult()
+
+    async def _unsubscribe(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.UnsubscribeRequestParams,
+    ) -> types.EmptyResult:
+        self._subscribed.get(_connection(ctx), set()).discard(str(params.uri))
+        return types.EmptyResult()
+
+    async def _set_logging_level(
+        self, ctx: ServerRequestContext[Any, Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        self._log_levels[_connection(ctx)] = params.level
+        return types.EmptyResult()
+
+    def log_level_allows(self, session: Any, level: types.LoggingLevel) -> bool:
+        """Whether a 2025-11-25 client's `logging/setLevel` lets `level` through.
+
+        (2026-07-28 clients choose a level per request; the SDK filters those.)
+        """
+        threshold = self._log_levels.get(getattr(session, "_connection", None))
+        return threshold is None or _LOG_LEVELS.index(level) >= _LOG_LEVELS.index(
+            threshold
+        )
+
+    async def notify_tools_changed(self) -> None:
+        """Tell clients the tool list changed: 2026 listeners and 2025 connections alike."""
+        await self._broadcast(
+            ToolsListChanged(), lambda connection: connection.send_tool_list_changed()
+        )
+
+    async def notify_prompts_changed(self) -> None:
+        """Tell clients the prompt list changed."""
+        await self._broadcast(
+            PromptsListChanged(),
+            lambda connection: connection.send_prompt_list_changed(),
+        )
+
+    async def notify_resources_changed(self) -> None:
+        """Tell clients the resource list changed."""
+        await self._broadcast(
+            ResourcesListChanged(),
+            lambda connection: connection.send_resource_list_changed(),
+        )
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        """Tell the clients subscribed to `uri` that it changed."""
+        await self.bus.publish(ResourceUpdated(uri=uri))
+        for connection in [
+            c for c, uris in list(self._subscribed.items()) if uri in uris
+        ]:
+            await _quietly(connection.send_resource_updated(uri))
+
+    async def _broadcast(
+        self, event: Any, send: Callable[[Any], Awaitable[None]]
+    ) -> None:
+        await self.bus.publish(event)
+        for connection in list(self._connections):
+            await _quietly(send(connection))
+
+
+# From least to most severe: a level lets itself and everything after it through.
+_LOG_LEVELS: list[types.LoggingLevel] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+]
+
+
+def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
+    # mcp 2.3.0 offers no public handle on a request's connection; its session keeps one.
+    return ctx.session._connection  # noqa: SLF001
+
+
+async def _quietly(send: Awaitable[None]) -> None:
+    """Send a notification to a connection that may have gone away meanwhile."""
+    try:
+        await send
+    except Exception:  # a closed connection cannot be told anything, and that is fine
+        logger.debug("a notification could not be delivered", exc_info=True)
+
+
+def _request_state_security() -> RequestStateSecurity:
+    """The key that seals `requestState` (AES-GCM). Replicas behind one load balancer must
+    share it: set MCP_REQUEST_STATE_KEY to 32 or more random bytes (e.g. 64 hex digits).
+    Without it, a key is made for this process alone."""
+    key = os.environ.get("MCP_REQUEST_STATE_KEY")
+    return RequestStateSecurity(keys=[key]) if key else RequestStateSecurity.ephemeral()
+
+
+def build_server(
+    package: str | None,
+    *,
+    tools: Mapping[str, ToolBinding] | None = None,
+    resources: Mapping[str, ResourceBinding] | None = None,
+    templates: Mapping[str, TemplateBinding] | None = None,
+    prompts: Mapping[str, PromptBinding] | None = None,
+    completions: CompletionValues | None = None,
+    complete: CompletionHandler | None = None,
+    invalid_arguments: InvalidArguments = "tool_error",
+    page_size: int | None = None,
+) -> GeneratedServer:
+    """The server of a generated package: its schema.json, answered by these bindings.
+
+    `package` is the generated package (server.py passes `__package__`); its
+    schema.json gives serverInfo, instructions, capabilities, the tools, resources,
+    templates and prompts in the order they are listed, and `resourceSchemas`.
+    Each mapping binds every item of schema.json, by name, and nothing else: a
+    mismatch means the package was edited by hand, and is a ValueError here.
+
+    `completions` holds the spec's completion values (None when nothing can be
+    completed: then `completion/complete` is not served); `complete` is the handler
+    that may compute them instead. `invalid_arguments` says how invalid tool
+    arguments are answered; `page_size` splits the lists into pages (None: one page).
+    """
+    if not package:
+        raise ValueError("build_server() needs the generated package: pass __package__")
+    if invalid_arguments not in get_args(InvalidArguments):
+        raise ValueError(
+            f"invalid_arguments must be one of {get_args(InvalidArguments)}"
+        )
+    document = schema_document(package)
+    tools, resources = tools or {}, resources or {}
+    templates, prompts = templates or {}, prompts or {}
+    tool_list = [
+        types.Tool.model_validate(tool)
+        for tool in document.get("tools/list", {}).get("tools", [])
+    ]
+    resource_list = [
+        types.Resource.model_validate(resource)
+        for resource in document.get("resources/list", {}).get("resources", [])
+    ]
+    template_list = [
+        types.ResourceTemplate.model_validate(template)
+        for template in document.get("resources/templates/list", {}).get(
+            "resourceTemplates", []
+        )
+    ]
+    prompt_list = [
+        types.Prompt.model_validate(prompt)
+        for prompt in document.get("prompts/list", {}).get("prompts", [])
+    ]
+    schemas: Mapping[str, Mapping[str, Any]] = document.get("resourceSchemas", {})
+    capabilities: Mapping[str, Any] = document.get("capabilities", {})
+    problems = [
+        *_mismatches("tool", [t.name for t in tool_list], tools),
+        *_mismatches("resource", [r.name for r in resource_list], resources),
+        *_mismatches("resource template", [t.name for t in template_list], templates),
+        *_mismatches("prompt", [p.name for p in prompt_list], prompts),
+    ]
+    modelled = [
+        name
+        for bindings in (resources, templates)
+        for name, binding in bindings.items()
+        if binding.content_model is not None
+    ]
+    problems += [
+        f"resource {name!r} has a content model but no resourceSchemas entry"
+        for name in modelled
+        if name not in schemas
+    ]
+    problems += [
+        f"resourceSchemas has {name!r}, which is no resource with a content model"
+        for name in schemas
+        if name not in modelled
+    ]
+    problems += [
+        f"{name!r} is both a resource and a resource template in schema.json"
+        for name in sorted(
+            {r.name for r in resource_list} & {t.name for t in template_list}
+        )
+    ]
+    if completions is None and "completions" in capabilities:
+        problems.append("schema.json declares completions, but none are given")
+    if completions is not None and "completions" not in capabilities:
+        problems.append("completions are given, but schema.json does not declare them")
+    if problems:
+        raise ValueError(
+            f"package {package!r}: the bindings do not match schema.json: "
+            + "; ".join(problems)
+            + ". Was the generated package edited by hand? Rebuild it with mcpgen."
+        )
+
+    tables: list[ToolTable | ResourceTable | PromptTable | CompletionTable] = []
+    handlers: dict[str, Any] = {}
+    if tool_list:
+        tool_table = ToolTable(tool_list, tools, invalid_arguments, page_size)
+        tables.append(tool_table)
+        handlers.update(
+            on_list_tools=tool_table.list_tools,
+            on_call_tool=tool_table.call_tool,
+            # Spares the SDK a tools/list per 2026-07-28 HTTP call to check headers.
+            get_tool_input_schema=tool_table.input_schema,
+        )
+    if resource_list or template_list:
+        resource_table = ResourceTable(
+            package,
+            resource_list,
+            template_list,
+            resources,
+            templates,
+            schemas,
+            page_size,
+        )
+        tables.append(resource_table)
+        handlers.update(
+            on_list_resources=resource_table.list_resources,
+            on_list_resource_templates=resource_table.list_templates,
+            on_read_resource=resource_table.read_resource,
+        )
+    if prompt_list:
+        prompt_table = PromptTable(prompt_list, prompts, page_size)
+        tables.append(prompt_table)
+        handlers.update(
+            on_list_prompts=prompt_table.list_prompts,
+            on_get_prompt=prompt_table.get_prompt,
+        )
+    if completions is not None:
+        completion_table = CompletionTable(completions, complete)
+        tables.append(completion_table)
+        handlers.update(on_completion=completion_table.complete)
+    info = types.Implementation.model_validate(document["serverInfo"])
+    server = GeneratedServer(
+        info.name,
+        declared=capabilities,
+        version=info.version,
+        title=info.title,
+        description=info.description,
+        instructions=document.get("instructions"),
+        website_url=info.website_url,
+        icons=info.icons,
+        **handlers,
+    )
+    for table in tables:
+        table.server = server
+    return server
+
+
+def _mismatches(
+    kind: str, listed: Iterable[str], bound: Mapping[str, Any]
+) -> Sequence[str]:
+    """What differs between the names schema.json lists and the names bound."""
+    names = list(listed)
+    problems = [
+        f"{kind} {name!r} is listed twice in schema.json"
+        for name in sorted({name for name in names if names.count(name) > 1})
+    ]
+    problems += [
+        f"{kind} {name!r} is in schema.json but has no binding"
+        for name in names
+        if name not in bound
+    ]
+    problems += [
+        f"{kind} {name!r} has a binding but is not in schema.json"
+        for name in bound
+        if name not in names
+    ]
+    return problems

@@ -1,0 +1,205 @@
+"""Tools: `tools/list` from schema.json, and `tools/call` checked against the spec.
+
+A call's arguments are checked against the tool's inputSchema (JSON Schema 2020-12),
+then validated into the tool's input model; a failure is an `isError` result or a
+-32602 error, as the spec's `invalid_arguments` says. The handler's value is checked
+against the outputSchema before it is served (see `validation.conform`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+import mcp_types as types
+from jsonschema import Draft202012Validator
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ValidationError
+
+from .content import ToolResult
+from .context import Context, InputRequired
+from .errors import INTERNAL_ERROR, INVALID_PARAMS, ToolError
+from .log import logger
+from .pagination import Pages
+from .validation import conform, pydantic_violations, schema_violations
+
+if TYPE_CHECKING:  # server.py imports this module
+    from .server import GeneratedServer
+
+InvalidArguments = Literal["tool_error", "protocol_error"]
+"""How invalid tool arguments are answered: an `isError` result the model can read
+(`tool_error`, the current spec) or a JSON-RPC -32602 error (`protocol_error`)."""
+
+
+@dataclass(frozen=True)
+class ToolBinding:
+    """How the tool of one name (a key of `build_server(tools=...)`) is served.
+
+    `call(arguments, ctx)` is the handler: `arguments` is an instance of `input_model`,
+    `ctx` the request's `Context`. With an `output_model` (the tool has an
+    outputSchema) it returns a value of that model, or a `ToolResult` of one; it is
+    served as `structuredContent` and as JSON text. Without, it returns `ToolContent`
+    (text, a content block, or a list of them). `wrapped=True` marks an output that is
+    not an object: the value is served as `{"result": value}`.
+    """
+
+    call: Callable[[Any, Context], Awaitable[Any]]
+    input_model: type[BaseModel]
+    output_model: type[BaseModel] | None = None
+    _: KW_ONLY
+    wrapped: bool = False
+
+    def __post_init__(self) -> None:
+        if self.wrapped and self.output_model is None:
+            raise ValueError("ToolBinding(wrapped=True) needs an output_model")
+
+
+class ToolTable:
+    """The tools a server serves: `tools/list` and `tools/call`."""
+
+    server: GeneratedServer | None = None
+
+    def __init__(
+        self,
+        tools: Sequence[types.Tool],
+        bindings: Mapping[str, ToolBinding],
+        invalid_arguments: InvalidArguments,
+        page_size: int | None,
+    ) -> None:
+        """`tools` in the order they are listed; `bindings` has one per tool name."""
+        self.pages = Pages(tools, page_size)
+        self.tools = {tool.name: tool for tool in tools}
+        self.bindings = dict(bindings)
+        for name, tool in self.tools.items():
+            has_output = tool.output_schema is not None
+            if has_output != (self.bindings[name].output_model is not None):
+                raise ValueError(
+                    f"tool {name!r}: an output_model is needed exactly when "
+                    "schema.json gives the tool an outputSchema"
+                )
+        self.input_validators = {
+            name: Draft202012Validator(tool.input_schema)
+            for name, tool in self.tools.items()
+        }
+        self.output_validators = {
+            name: Draft202012Validator(tool.output_schema)
+            for name, tool in self.tools.items()
+            if tool.output_schema is not None
+        }
+        self.arguments_are_protocol_errors = invalid_arguments == "protocol_error"
+
+    def input_schema(self, name: str) -> Mapping[str, Any] | None:
+        """The inputSchema of a tool (the SDK checks 2026-07-28 HTTP headers with it)."""
+        tool = self.tools.get(name)
+        return tool.input_schema if tool else None
+
+    async def list_tools(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.PaginatedRequestParams | None,
+    ) -> types.ListToolsResult:
+        tools, following = self.pages.page(params)
+        return types.ListToolsResult(tools=tools, next_cursor=following)
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        name = params.name
+        binding = self.bindings.get(name)
+        if binding is None:
+            # An unknown tool is a protocol error (the SDK's MCPServer says isError).
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}", {"tool": name})
+        arguments = params.arguments or {}
+        # The JSON Schema first: it is what the client saw, and its messages say so.
+        violations = schema_violations(self.input_validators[name], arguments)
+        if violations:
+            return self._invalid_arguments(name, violations)
+        try:
+            args = binding.input_model.model_validate(arguments)
+        except ValidationError as exc:
+            return self._invalid_arguments(name, pydantic_violations(exc))
+        try:
+            value = await binding.call(args, Context(ctx, self.server))
+        except InputRequired as asking:
+            return asking.result
+        except ToolError as exc:
+            return error_result(str(exc))
+        except MCPError:
+            raise
+        except Exception:
+            # Never leak exception text or tracebacks to the client: log them here.
+            logger.exception("tool %r failed", name)
+            return error_result(f"Tool '{name}' failed with an internal error.")
+        if binding.output_model is None:
+            return types.CallToolResult(content=content_blocks(value, name))
+        if isinstance(value, ToolResult):
+            extra = content_blocks(value.content, name)
+            return self._structured(name, binding, value.value, extra)
+        return self._structured(name, binding, value, [])
+
+    def _invalid_arguments(
+        self, name: str, violations: list[str]
+    ) -> types.CallToolResult:
+        message = f"Invalid arguments for tool '{name}':\n" + "\n".join(
+            f"- {v}" for v in violations
+        )
+        if self.arguments_are_protocol_errors:
+            raise MCPError(
+                INVALID_PARAMS, message, {"tool": name, "errors": violations}
+            )
+        return error_result(message)
+
+    def _structured(
+        self,
+        name: str,
+        binding: ToolBinding,
+        value: Any,
+        extra: list[types.ContentBlock],
+    ) -> types.CallToolResult:
+        assert binding.output_model is not None
+        structured = conform(
+            binding.output_model,
+            self.output_validators[name],
+            value,
+            f"tool {name!r}",
+            wrap=binding.wrapped,
+        )
+        # The spec asks for the JSON as text too, for clients that only read content.
+        serialized = types.TextContent(text=json.dumps(structured, ensure_ascii=False))
+        return types.CallToolResult(
+            content=[serialized, *extra], structured_content=structured
+        )
+
+
+_CONTENT_ITEMS = (str, *get_args(types.ContentBlock))
+
+
+def content_blocks(value: Any, tool: str) -> list[types.ContentBlock]:
+    """Content blocks from what a tool returned: text, a block, or a sequence of them.
+
+    Anything else is logged and becomes an internal error (-32603).
+    """
+    items = [value] if isinstance(value, _CONTENT_ITEMS) else value
+    if isinstance(items, Sequence) and all(
+        isinstance(item, _CONTENT_ITEMS) for item in items
+    ):
+        return [
+            types.TextContent(text=item) if isinstance(item, str) else item
+            for item in items
+        ]
+    logger.error(
+        "tool %r returned %s, not text or content blocks", tool, type(value).__name__
+    )
+    raise MCPError(
+        INTERNAL_ERROR, f"Tool '{tool}' produced a result of the wrong type."
+    )
+
+
+def error_result(message: str) -> types.CallToolResult:
+    """A tool result with `isError: true` and `message` as its text."""
+    return types.CallToolResult(
+        content=[types.TextContent(text=message)], is_error=True
+    )

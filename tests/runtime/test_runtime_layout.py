@@ -1,0 +1,61 @@
+"""The rules that let mcpgen copy mcpgen/runtime verbatim into every generated package."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import mcpgen.runtime
+
+RUNTIME = Path(mcpgen.runtime.__file__).parent
+MODULES = sorted(RUNTIME.glob("*.py"))
+ALLOWED = {"mcp", "mcp_types", "pydantic", "jsonschema", "anyio", "uvicorn"}
+SERVER_SIDE = {"server", "serving", "tools", "resources", "prompts", "completions", "context"}
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(level, module) of every import in a file: level 0 is absolute, 1 is `from .x`."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(0, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module or ""))
+    return found
+
+
+def test_the_runtime_has_its_modules() -> None:
+    names = {path.stem for path in MODULES}
+    assert {"__init__", "errors", "validation", "content", "context", "pagination", "client"} <= names
+    assert {"tools", "resources", "prompts", "completions", "server", "serving"} <= names
+
+
+def test_no_module_imports_mcpgen() -> None:
+    for path in MODULES:
+        for level, module in _imports(path):
+            assert level > 0 or module.split(".")[0] != "mcpgen", (path.name, module)
+
+
+def test_modules_import_only_siblings_the_sdk_and_the_standard_library() -> None:
+    import sys
+
+    for path in MODULES:
+        for level, module in _imports(path):
+            if level:
+                assert level == 1 and (RUNTIME / f"{module}.py").is_file(), (path.name, module)
+            else:
+                top = module.split(".")[0]
+                assert top in ALLOWED or top in sys.stdlib_module_names, (path.name, module)
+
+
+def test_the_package_init_imports_nothing() -> None:
+    assert _imports(RUNTIME / "__init__.py") == []
+    assert ast.get_docstring(ast.parse((RUNTIME / "__init__.py").read_text(encoding="utf-8")))
+
+
+def test_the_client_imports_nothing_of_the_server() -> None:
+    for level, module in _imports(RUNTIME / "client.py"):
+        if level:
+            assert module not in SERVER_SIDE, module
+        else:
+            assert module == "mcp_types" or not module.startswith("mcp"), module

@@ -1,0 +1,39 @@
+"""serving.py: the command line of a generated server, and its ASGI app."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+from starlette.applications import Starlette
+from toy_server.server import create_server
+
+from mcpgen.runtime.serving import http_app
+
+pytestmark = pytest.mark.anyio
+HERE = Path(__file__).parent
+SERVE = "import sys; from toy_server.server import create_server; from mcpgen.runtime.serving import serve; serve(create_server(), sys.argv[1:])"
+
+
+def test_http_app_serves_streamable_http_at_mcp() -> None:
+    app = http_app(create_server(), host="127.0.0.1", stateless=True)
+    assert isinstance(app, Starlette)
+    assert [getattr(route, "path", None) for route in app.routes] == ["/mcp"]
+
+
+def test_a_bad_http_address_is_a_usage_error() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", SERVE, "--http", "8000"], cwd=HERE, capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 2
+    assert "--http needs HOST:PORT, not '8000'" in completed.stderr
+
+
+async def test_stdio_by_default() -> None:
+    parameters = StdioServerParameters(command=sys.executable, args=["-c", SERVE], cwd=str(HERE))
+    async with Client(parameters, mode="legacy") as client:
+        result = await client.call_tool("divide", {"a": 1, "b": 8})
+    assert result.structured_content == {"quotient": 0.125}
