@@ -5,7 +5,8 @@
 Implement `Handlers`, then serve it with `run(handlers)`; call it with `GiftServerClient`.
 """
 
-from ._content import (
+from ._runtime.client import ToolCallError
+from ._runtime.content import (
     ResourceContent,
     ToolContent,
     ToolResult,
@@ -15,52 +16,53 @@ from ._content import (
     resource_link,
     text,
 )
-from ._context import Context, elicitation, roots, sampling
-from ._runtime import GeneratedServer, NotFoundError, ToolCallError, ToolError
+from ._runtime.context import Context, elicitation, roots, sampling
+from ._runtime.errors import NotFoundError, ToolError
+from ._runtime.server import GeneratedServer
 from .client import GiftServerClient
 from .handlers import Handlers
 from .models import (
     Gift,
-    SuggestGiftsInput,
-    SuggestGiftsOutput,
+    GiftCatalogContent,
+    GiftCongratsStyleArguments,
+    GiftContent,
+    GiftThankYouArguments,
     SuggestGiftCardsInput,
     SuggestGiftCardsOutput,
-    GiftCatalogContent,
-    GiftContent,
-    GiftCongratsStyleArguments,
-    GiftThankYouArguments,
+    SuggestGiftsInput,
+    SuggestGiftsOutput,
 )
 from .server import create_app, create_server, run
 
 __all__ = [
     "Context",
     "GeneratedServer",
+    "Gift",
+    "GiftCatalogContent",
+    "GiftCongratsStyleArguments",
+    "GiftContent",
+    "GiftServerClient",
+    "GiftThankYouArguments",
+    "Handlers",
     "NotFoundError",
     "ResourceContent",
+    "SuggestGiftCardsInput",
+    "SuggestGiftCardsOutput",
+    "SuggestGiftsInput",
+    "SuggestGiftsOutput",
     "ToolCallError",
     "ToolContent",
     "ToolError",
     "ToolResult",
     "audio",
+    "create_app",
+    "create_server",
     "elicitation",
     "embedded_resource",
     "image",
     "resource_link",
     "roots",
+    "run",
     "sampling",
     "text",
-    "GiftServerClient",
-    "Handlers",
-    "create_app",
-    "create_server",
-    "run",
-    "Gift",
-    "SuggestGiftsInput",
-    "SuggestGiftsOutput",
-    "SuggestGiftCardsInput",
-    "SuggestGiftCardsOutput",
-    "GiftCatalogContent",
-    "GiftContent",
-    "GiftCongratsStyleArguments",
-    "GiftThankYouArguments",
 ]

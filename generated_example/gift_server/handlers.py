@@ -13,9 +13,8 @@ from collections.abc import Sequence
 
 import mcp_types as types
 
-from ._content import ToolResult
-from ._context import Context
-
+from ._runtime.content import ToolResult
+from ._runtime.context import Context
 from .models import (
     Gift,
     GiftCatalogContent,
@@ -35,7 +34,6 @@ class Handlers(ABC):
     ) -> SuggestGiftsOutput | ToolResult[SuggestGiftsOutput]:
         """Tool `suggest_gifts`: Suggests gift ideas for a given occasion and budget.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -45,7 +43,6 @@ class Handlers(ABC):
         self, args: SuggestGiftCardsInput, ctx: Context
     ) -> list[float] | ToolResult[list[float]]:
         """Tool `suggest_gift_cards`: Suggests gift card amounts that fit a budget.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -58,7 +55,6 @@ class Handlers(ABC):
     @abstractmethod
     async def read_gift(self, id: str, ctx: Context) -> Gift:
         """Resource `gifts://{id}`: A gift from the catalog, by id.
-
 
         Raise `NotFoundError` when nothing exists at the address.
         """

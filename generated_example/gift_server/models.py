@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Literal
+
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 

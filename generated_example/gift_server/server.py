@@ -2,6 +2,7 @@
 # Edit the spec instead and rebuild: mcpgen build gift_server.yaml
 """The gift-server MCP server: the spec's tools, resources and prompts on the MCP SDK.
 
+What the list methods serve comes from `schema.json` beside this module, verbatim.
 `create_server(handlers)` returns the server (the SDK's low-level `Server`, plus
 notifications); `run(handlers)` serves it over stdio, or over Streamable HTTP with
 `--http HOST:PORT`; `create_app(handlers)` is the ASGI app for uvicorn workers.
@@ -12,18 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import mcp_types as types
-
-from ._runtime import (
-    GeneratedServer,
-    PromptBinding,
-    ResourceBinding,
-    TemplateBinding,
-    ToolBinding,
-    build_server,
-    http_app,
-    serve,
-)
+from ._runtime.prompts import PromptBinding
+from ._runtime.resources import ResourceBinding, TemplateBinding
+from ._runtime.server import GeneratedServer, build_server
+from ._runtime.serving import http_app, serve
+from ._runtime.tools import ToolBinding
 from .handlers import Handlers
 from .models import (
     GiftCatalogContent,
@@ -35,271 +29,6 @@ from .models import (
     SuggestGiftsInput,
     SuggestGiftsOutput,
 )
-
-SERVER_INFO: dict[str, Any] = {
-    "name": "gift-server",
-    "title": "Gift ideas",
-    "version": "1.0.0",
-}
-
-INSTRUCTIONS: str | None = (
-    "Suggests gifts and gift cards for an occasion and a budget. Read gift_catalog to see everything on offer."
-)
-
-# What the spec declares beyond what the handlers imply: list changes, subscriptions, logging.
-CAPABILITIES: dict[str, Any] = {}
-
-# What tools/list serves: the spec's schemas, verbatim.
-TOOLS: list[types.Tool] = [
-    types.Tool.model_validate(
-        {
-            "name": "suggest_gifts",
-            "title": "Gift ideas generator",
-            "description": "Suggests gift ideas for a given occasion and budget.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "occasion": {"$ref": "#/$defs/Occasion"},
-                    "budget": {
-                        "type": "number",
-                        "exclusiveMinimum": 0,
-                        "description": "Most the buyer wants to spend, in euros.",
-                    },
-                    "recipient": {
-                        "type": "string",
-                        "description": 'Who the gift is for, e.g. "mum" or "a colleague".',
-                    },
-                },
-                "required": ["occasion", "budget"],
-                "additionalProperties": False,
-                "$defs": {
-                    "Occasion": {
-                        "type": "string",
-                        "enum": ["birthday", "wedding", "new_year", "anniversary"],
-                        "description": "What the gift is for.",
-                    }
-                },
-            },
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "gifts": {"type": "array", "items": {"$ref": "#/$defs/Gift"}},
-                    "total": {
-                        "type": "integer",
-                        "description": "How many gifts matched.",
-                    },
-                },
-                "required": ["gifts", "total"],
-                "additionalProperties": False,
-                "$defs": {
-                    "Gift": {
-                        "type": "object",
-                        "properties": {
-                            "id": {
-                                "type": "string",
-                                "description": "Catalog id of the gift.",
-                            },
-                            "name": {"type": "string"},
-                            "price": {
-                                "type": "number",
-                                "minimum": 0,
-                                "description": "Price in euros.",
-                            },
-                            "occasions": {
-                                "type": "array",
-                                "items": {"$ref": "#/$defs/Occasion"},
-                            },
-                        },
-                        "required": ["id", "name", "price", "occasions"],
-                        "additionalProperties": False,
-                    },
-                    "Occasion": {
-                        "type": "string",
-                        "enum": ["birthday", "wedding", "new_year", "anniversary"],
-                        "description": "What the gift is for.",
-                    },
-                },
-            },
-            "annotations": {"readOnlyHint": True, "openWorldHint": False},
-            "_meta": {
-                "openai/outputTemplate": "ui://widget/gifts.html",
-                "openai/toolInvocation/invoking": "Looking for gifts",
-                "openai/toolInvocation/invoked": "Found gifts",
-            },
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "suggest_gift_cards",
-            "title": "Gift card amounts",
-            "description": "Suggests gift card amounts that fit a budget.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "budget": {"type": "number", "exclusiveMinimum": 0},
-                    "count": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": 10,
-                        "default": 3,
-                        "description": "How many amounts to suggest.",
-                    },
-                },
-                "required": ["budget"],
-                "additionalProperties": False,
-            },
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "result": {
-                        "type": "array",
-                        "items": {"type": "number"},
-                        "description": "Card amounts in euros, highest first.",
-                    }
-                },
-                "required": ["result"],
-            },
-            "annotations": {
-                "readOnlyHint": True,
-                "idempotentHint": True,
-                "openWorldHint": False,
-            },
-        }
-    ),
-]
-
-RESOURCES: list[types.Resource] = [
-    types.Resource.model_validate(
-        {
-            "uri": "mcp://gift-server/resources/gift_catalog",
-            "name": "gift_catalog",
-            "title": "Gift catalog",
-            "description": "Every gift the server can suggest.",
-            "mimeType": "application/json",
-        }
-    ),
-    types.Resource.model_validate(
-        {
-            "uri": "ui://widget/gifts.html",
-            "name": "gifts_widget",
-            "title": "Gift list widget",
-            "description": "Renders suggest_gifts results as cards.",
-            "mimeType": "text/html+skybridge",
-        }
-    ),
-]
-
-RESOURCE_TEMPLATES: list[types.ResourceTemplate] = [
-    types.ResourceTemplate.model_validate(
-        {
-            "uriTemplate": "gifts://{id}",
-            "name": "gift",
-            "title": "One gift",
-            "description": "A gift from the catalog, by id.",
-            "mimeType": "application/json",
-        }
-    ),
-]
-
-# The JSON Schemas that JSON resource contents must satisfy, by resource name.
-RESOURCE_SCHEMAS: dict[str, dict[str, Any]] = {
-    "gift_catalog": {
-        "type": "object",
-        "properties": {"gifts": {"type": "array", "items": {"$ref": "#/$defs/Gift"}}},
-        "required": ["gifts"],
-        "additionalProperties": False,
-        "$defs": {
-            "Gift": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "description": "Catalog id of the gift."},
-                    "name": {"type": "string"},
-                    "price": {
-                        "type": "number",
-                        "minimum": 0,
-                        "description": "Price in euros.",
-                    },
-                    "occasions": {
-                        "type": "array",
-                        "items": {"$ref": "#/$defs/Occasion"},
-                    },
-                },
-                "required": ["id", "name", "price", "occasions"],
-                "additionalProperties": False,
-            },
-            "Occasion": {
-                "type": "string",
-                "enum": ["birthday", "wedding", "new_year", "anniversary"],
-                "description": "What the gift is for.",
-            },
-        },
-    },
-    "gift": {
-        "$ref": "#/$defs/Gift",
-        "$defs": {
-            "Gift": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "description": "Catalog id of the gift."},
-                    "name": {"type": "string"},
-                    "price": {
-                        "type": "number",
-                        "minimum": 0,
-                        "description": "Price in euros.",
-                    },
-                    "occasions": {
-                        "type": "array",
-                        "items": {"$ref": "#/$defs/Occasion"},
-                    },
-                },
-                "required": ["id", "name", "price", "occasions"],
-                "additionalProperties": False,
-            },
-            "Occasion": {
-                "type": "string",
-                "enum": ["birthday", "wedding", "new_year", "anniversary"],
-                "description": "What the gift is for.",
-            },
-        },
-    },
-}
-
-PROMPTS: list[types.Prompt] = [
-    types.Prompt.model_validate(
-        {
-            "name": "gift_congrats_style",
-            "title": "Greeting card text",
-            "description": "Writes a greeting to go with a gift.",
-            "arguments": [
-                {
-                    "name": "occasion",
-                    "description": "What the greeting is for.",
-                    "required": True,
-                },
-                {
-                    "name": "tone",
-                    "description": "warm, funny or formal",
-                    "required": False,
-                },
-            ],
-        }
-    ),
-    types.Prompt.model_validate(
-        {
-            "name": "gift_thank_you",
-            "title": "Thank-you note",
-            "description": "A thank-you note for a gift received, written by the server's own logic.",
-            "arguments": [
-                {
-                    "name": "gift",
-                    "description": "The gift that was received.",
-                    "required": True,
-                }
-            ],
-        }
-    ),
-]
-
 
 # Completion values from the spec: (ref type, prompt name or template) -> argument -> values.
 COMPLETIONS: dict[tuple[str, str], dict[str, list[str]]] = {
@@ -317,67 +46,30 @@ def create_server(handlers: Handlers) -> GeneratedServer:
             f"create_server() needs an instance of a Handlers subclass, not {handlers!r}"
         )
     return build_server(
-        SERVER_INFO,
-        INSTRUCTIONS,
-        capabilities=CAPABILITIES,
-        completions=COMPLETIONS,
-        complete=handlers.complete,
-        tools=[
-            ToolBinding(
-                TOOLS[0], handlers.suggest_gifts, SuggestGiftsInput, SuggestGiftsOutput
+        __package__,
+        tools={
+            "suggest_gifts": ToolBinding(
+                handlers.suggest_gifts, SuggestGiftsInput, SuggestGiftsOutput
             ),
-            ToolBinding(
-                TOOLS[1],
+            "suggest_gift_cards": ToolBinding(
                 handlers.suggest_gift_cards,
                 SuggestGiftCardsInput,
                 SuggestGiftCardsOutput,
                 wrapped=True,
             ),
-        ],
+        },
         invalid_arguments="tool_error",
-        resources=[
-            ResourceBinding(
-                RESOURCES[0],
-                handlers.read_gift_catalog,
-                GiftCatalogContent,
-                RESOURCE_SCHEMAS["gift_catalog"],
+        resources={
+            "gift_catalog": ResourceBinding(
+                handlers.read_gift_catalog, GiftCatalogContent
             ),
-            ResourceBinding(
-                RESOURCES[1],
-                static={
-                    "text": (
-                        "<!doctype html>\n"
-                        "<html>\n"
-                        "  <body>\n"
-                        '    <ul id="gifts"></ul>\n'
-                        "    <script>\n"
-                        "      // The Apps SDK hands the tool's structuredContent to the widget as toolOutput.\n"
-                        "      const output = (window.openai && window.openai.toolOutput) || { gifts: [] };\n"
-                        '      const list = document.getElementById("gifts");\n'
-                        "      for (const gift of output.gifts) {\n"
-                        '        const item = document.createElement("li");\n'
-                        "        item.textContent = `${gift.name}: €${gift.price.toFixed(2)}`;\n"
-                        "        list.appendChild(item);\n"
-                        "      }\n"
-                        "    </script>\n"
-                        "  </body>\n"
-                        "</html>\n"
-                    )
-                },
-            ),
-        ],
-        templates=[
-            TemplateBinding(
-                RESOURCE_TEMPLATES[0],
-                handlers.read_gift,
-                {"id": "id"},
-                GiftContent,
-                RESOURCE_SCHEMAS["gift"],
-            ),
-        ],
-        prompts=[
-            PromptBinding(
-                PROMPTS[0],
+            "gifts_widget": ResourceBinding(file="_static/gifts_widget.html"),
+        },
+        templates={
+            "gift": TemplateBinding(handlers.read_gift, {"id": "id"}, GiftContent),
+        },
+        prompts={
+            "gift_congrats_style": PromptBinding(
                 GiftCongratsStyleArguments,
                 messages=[
                     {
@@ -400,10 +92,12 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                     }
                 ],
             ),
-            PromptBinding(
-                PROMPTS[1], GiftThankYouArguments, get=handlers.get_gift_thank_you
+            "gift_thank_you": PromptBinding(
+                GiftThankYouArguments, get=handlers.get_gift_thank_you
             ),
-        ],
+        },
+        completions=COMPLETIONS,
+        complete=handlers.complete,
     )
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 import tempfile
 from pathlib import Path
 
 from mcpgen.ir.model import Api
+from mcpgen.render.imports import Imports
 
 
 class ModelRenderError(Exception):
@@ -15,8 +17,28 @@ class ModelRenderError(Exception):
 
 
 def render_models(api: Api, header: str) -> str:
-    """The source of models.py, unformatted."""
-    return generate_models(json.dumps({"$defs": api.model_schemas}), header)
+    """The source of models.py, unformatted, with its imports in the order ruff expects."""
+    return _sorted_imports(generate_models(json.dumps({"$defs": api.model_schemas}), header))
+
+
+def _sorted_imports(source: str) -> str:
+    """The model generator puts `typing` and `pydantic` in one block; isort keeps the standard
+    library apart. The leading imports are re-printed by `Imports`."""
+    body = ast.parse(source).body
+    leading = []
+    for node in body:
+        if not isinstance(node, ast.ImportFrom) or node.module is None or node.level:
+            break
+        leading.append(node)
+    if not leading:
+        return source
+    imports = Imports()
+    for node in leading:
+        names = (alias.name + (f" as {alias.asname}" if alias.asname else "") for alias in node.names)
+        imports.add(node.module or "", *names)
+    lines = source.split("\n")
+    start, end = leading[0].lineno - 1, leading[-1].end_lineno or leading[-1].lineno
+    return "\n".join([*lines[:start], imports.render(), *lines[end:]])
 
 
 def generate_models(document: str, header: str | None = None) -> str:

@@ -8,7 +8,11 @@ from mcpgen.ir.model import Api
 from mcpgen.render.environment import format_python, render_template
 from mcpgen.render.model_index import index_models
 from mcpgen.render.models import render_models
-from mcpgen.render.schema_doc import render_schema_json, render_schema_markdown, schema_document
+from mcpgen.render.schema_doc import (
+    render_schema_json,
+    render_schema_markdown,
+    schema_document,
+)
 from mcpgen.render.views import PythonView
 
 # Modules rendered from a template of the same name, then formatted.

@@ -7,21 +7,21 @@
 
 Tool methods take keyword arguments from the tool's input model and return its
 output model; an `isError` result raises `ToolCallError` with the tool's message.
+It needs only `_runtime/client.py` of this package, not the server.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 import mcp_types as types
 from mcp import Client, StdioServerParameters
-from mcp.server.lowlevel import Server
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.uri_template import UriTemplate
 
-from ._runtime import present, resource_value, structured_result, to_json, tool_content
+from ._runtime.client import present, resource_value, to_json, tool_content
 from .models import (
     JsonSchema202012ToolInput,
     JsonSchema202012ToolInputAddress,
@@ -53,6 +53,11 @@ from .models import (
     TestTriggerToolChangeInput,
 )
 
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+Mode = Literal["auto", "legacy"]
+
 
 class McpgenConformanceClient:
     """Typed calls to mcpgen-conformance over an `mcp.Client`.
@@ -65,7 +70,7 @@ class McpgenConformanceClient:
         self.client = client
 
     @classmethod
-    def in_memory(cls, server: Server[Any], *, mode: str = "auto") -> Self:
+    def in_memory(cls, server: Server[Any], *, mode: Mode = "auto") -> Self:
         """Talk to a server in this process (for tests): `in_memory(create_server(handlers))`."""
         return cls(Client(server, mode=mode))
 
@@ -77,7 +82,7 @@ class McpgenConformanceClient:
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
-        mode: str = "auto",
+        mode: Mode = "auto",
     ) -> Self:
         """Start the server as a subprocess and talk over its stdin and stdout."""
         parameters = StdioServerParameters(
@@ -89,7 +94,7 @@ class McpgenConformanceClient:
         return cls(Client(parameters, mode=mode))
 
     @classmethod
-    def http(cls, url: str, *, mode: str = "auto") -> Self:
+    def http(cls, url: str, *, mode: Mode = "auto") -> Self:
         """Talk to a server over Streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`."""
         return cls(Client(url, mode=mode))
 

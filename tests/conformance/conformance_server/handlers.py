@@ -13,9 +13,8 @@ from collections.abc import Sequence
 
 import mcp_types as types
 
-from ._content import ToolContent
-from ._context import Context
-
+from ._runtime.content import ToolContent
+from ._runtime.context import Context
 from .models import (
     JsonSchema202012ToolInput,
     TemplateDataContent,
@@ -29,8 +28,8 @@ from .models import (
     TestInputRequiredResultCapabilitiesInput,
     TestInputRequiredResultElicitationInput,
     TestInputRequiredResultListRootsInput,
-    TestInputRequiredResultMultiRoundInput,
     TestInputRequiredResultMultipleInputsInput,
+    TestInputRequiredResultMultiRoundInput,
     TestInputRequiredResultRequestStateInput,
     TestInputRequiredResultSamplingInput,
     TestInputRequiredResultTamperedStateInput,
@@ -57,7 +56,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_simple_text`: Returns a simple text response.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -67,7 +65,6 @@ class Handlers(ABC):
         self, args: TestImageContentInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_image_content`: Returns an image.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -79,7 +76,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_audio_content`: Returns an audio clip.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -89,7 +85,6 @@ class Handlers(ABC):
         self, args: TestEmbeddedResourceInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_embedded_resource`: Returns an embedded resource.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -101,7 +96,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_multiple_content_types`: Returns text, an image and an embedded resource.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -111,7 +105,6 @@ class Handlers(ABC):
         self, args: TestErrorHandlingInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_error_handling`: Always fails with a tool error.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -123,7 +116,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_tool_with_progress`: Reports progress three times.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -134,7 +126,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_tool_with_logging`: Sends three log messages.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -142,7 +133,6 @@ class Handlers(ABC):
     @abstractmethod
     async def test_sampling(self, args: TestSamplingInput, ctx: Context) -> ToolContent:
         """Tool `test_sampling`: Asks the client's model to answer a prompt.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -154,7 +144,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_elicitation`: Asks the user for a username and an email address.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -164,7 +153,6 @@ class Handlers(ABC):
         self, args: TestElicitationSep1034DefaultsInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_elicitation_sep1034_defaults`: Asks the user with a form whose fields have defaults (SEP-1034).
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -176,7 +164,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_elicitation_sep1330_enums`: Asks the user with every kind of enum field (SEP-1330).
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -186,7 +173,6 @@ class Handlers(ABC):
         self, args: JsonSchema202012ToolInput, ctx: Context
     ) -> ToolContent:
         """Tool `json_schema_2020_12_tool`: A tool whose input schema uses JSON Schema 2020-12 features, served verbatim.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -198,7 +184,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_input_required_result_elicitation`: Asks the user's name (input_required on 2026-07-28).
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -208,7 +193,6 @@ class Handlers(ABC):
         self, args: TestInputRequiredResultSamplingInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_input_required_result_sampling`: Asks the client's model a question.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -220,7 +204,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_input_required_result_list_roots`: Asks the client for its roots.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -230,7 +213,6 @@ class Handlers(ABC):
         self, args: TestInputRequiredResultRequestStateInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_input_required_result_request_state`: Asks for a confirmation, carrying request state.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -242,7 +224,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_input_required_result_multiple_inputs`: Asks three things at once.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -252,7 +233,6 @@ class Handlers(ABC):
         self, args: TestInputRequiredResultMultiRoundInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_input_required_result_multi_round`: Asks two questions, one round each.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -264,7 +244,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_input_required_result_tampered_state`: Asks for a confirmation; tampered request state is refused.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -274,7 +253,6 @@ class Handlers(ABC):
         self, args: TestInputRequiredResultCapabilitiesInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_input_required_result_capabilities`: Asks only what the client can answer.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -286,7 +264,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_missing_capability`: Needs the client's sampling capability.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -296,7 +273,6 @@ class Handlers(ABC):
         self, args: TestStreamingElicitationInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_streaming_elicitation`: Asks the user a question.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -308,7 +284,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_logging_tool`: Logs, where the client asked for logs.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -318,7 +293,6 @@ class Handlers(ABC):
         self, args: TestTriggerToolChangeInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_trigger_tool_change`: Announces that the tool list changed.
-
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -330,7 +304,6 @@ class Handlers(ABC):
     ) -> ToolContent:
         """Tool `test_trigger_prompt_change`: Announces that the prompt list changed.
 
-
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
         """
@@ -338,7 +311,6 @@ class Handlers(ABC):
     @abstractmethod
     async def read_template_data(self, id: str, ctx: Context) -> TemplateDataContent:
         """Resource `test://template/{id}/data`: JSON data for an id.
-
 
         Raise `NotFoundError` when nothing exists at the address.
         """

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
 from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 
 class TestSimpleTextInput(BaseModel):

@@ -2,6 +2,7 @@
 # Edit the spec instead and rebuild: mcpgen build conformance.yaml
 """The mcpgen-conformance MCP server: the spec's tools, resources and prompts on the MCP SDK.
 
+What the list methods serve comes from `schema.json` beside this module, verbatim.
 `create_server(handlers)` returns the server (the SDK's low-level `Server`, plus
 notifications); `run(handlers)` serves it over stdio, or over Streamable HTTP with
 `--http HOST:PORT`; `create_app(handlers)` is the ASGI app for uvicorn workers.
@@ -12,18 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import mcp_types as types
-
-from ._runtime import (
-    GeneratedServer,
-    PromptBinding,
-    ResourceBinding,
-    TemplateBinding,
-    ToolBinding,
-    build_server,
-    http_app,
-    serve,
-)
+from ._runtime.prompts import PromptBinding
+from ._runtime.resources import ResourceBinding, TemplateBinding
+from ._runtime.server import GeneratedServer, build_server
+from ._runtime.serving import http_app, serve
+from ._runtime.tools import ToolBinding
 from .handlers import Handlers
 from .models import (
     JsonSchema202012ToolInput,
@@ -57,332 +51,6 @@ from .models import (
     TestTriggerToolChangeInput,
 )
 
-SERVER_INFO: dict[str, Any] = {"name": "mcpgen-conformance", "version": "1.0.0"}
-
-INSTRUCTIONS: str | None = None
-
-# What the spec declares beyond what the handlers imply: list changes, subscriptions, logging.
-CAPABILITIES: dict[str, Any] = {
-    "logging": {},
-    "tools": {"listChanged": True},
-    "prompts": {"listChanged": True},
-    "resources": {"subscribe": True, "listChanged": True},
-}
-
-# What tools/list serves: the spec's schemas, verbatim.
-TOOLS: list[types.Tool] = [
-    types.Tool.model_validate(
-        {
-            "name": "test_simple_text",
-            "description": "Returns a simple text response.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_image_content",
-            "description": "Returns an image.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_audio_content",
-            "description": "Returns an audio clip.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_embedded_resource",
-            "description": "Returns an embedded resource.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_multiple_content_types",
-            "description": "Returns text, an image and an embedded resource.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_error_handling",
-            "description": "Always fails with a tool error.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_tool_with_progress",
-            "description": "Reports progress three times.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_tool_with_logging",
-            "description": "Sends three log messages.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_sampling",
-            "description": "Asks the client's model to answer a prompt.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"prompt": {"type": "string"}},
-                "required": ["prompt"],
-            },
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_elicitation",
-            "description": "Asks the user for a username and an email address.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"message": {"type": "string"}},
-                "required": ["message"],
-            },
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_elicitation_sep1034_defaults",
-            "description": "Asks the user with a form whose fields have defaults (SEP-1034).",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_elicitation_sep1330_enums",
-            "description": "Asks the user with every kind of enum field (SEP-1330).",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "json_schema_2020_12_tool",
-            "description": "A tool whose input schema uses JSON Schema 2020-12 features, served verbatim.",
-            "inputSchema": {
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "type": "object",
-                "$defs": {
-                    "address": {
-                        "$anchor": "addressDef",
-                        "type": "object",
-                        "properties": {
-                            "street": {"type": "string"},
-                            "city": {"type": "string"},
-                        },
-                    }
-                },
-                "properties": {
-                    "name": {"type": "string"},
-                    "address": {"$ref": "#/$defs/address"},
-                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
-                    "phone": {"type": "string"},
-                    "email": {"type": "string"},
-                },
-                "allOf": [
-                    {"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}
-                ],
-                "if": {
-                    "properties": {"contactMethod": {"const": "phone"}},
-                    "required": ["contactMethod"],
-                },
-                "then": {"required": ["phone"]},
-                "else": {"required": ["email"]},
-                "additionalProperties": False,
-            },
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_input_required_result_elicitation",
-            "description": "Asks the user's name (input_required on 2026-07-28).",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_input_required_result_sampling",
-            "description": "Asks the client's model a question.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_input_required_result_list_roots",
-            "description": "Asks the client for its roots.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_input_required_result_request_state",
-            "description": "Asks for a confirmation, carrying request state.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_input_required_result_multiple_inputs",
-            "description": "Asks three things at once.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_input_required_result_multi_round",
-            "description": "Asks two questions, one round each.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_input_required_result_tampered_state",
-            "description": "Asks for a confirmation; tampered request state is refused.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_input_required_result_capabilities",
-            "description": "Asks only what the client can answer.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_missing_capability",
-            "description": "Needs the client's sampling capability.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_streaming_elicitation",
-            "description": "Asks the user a question.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_logging_tool",
-            "description": "Logs, where the client asked for logs.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_trigger_tool_change",
-            "description": "Announces that the tool list changed.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-    types.Tool.model_validate(
-        {
-            "name": "test_trigger_prompt_change",
-            "description": "Announces that the prompt list changed.",
-            "inputSchema": {"type": "object"},
-        }
-    ),
-]
-
-RESOURCES: list[types.Resource] = [
-    types.Resource.model_validate(
-        {
-            "uri": "test://static-text",
-            "name": "static_text",
-            "description": "A static text resource.",
-            "mimeType": "text/plain",
-        }
-    ),
-    types.Resource.model_validate(
-        {
-            "uri": "test://static-binary",
-            "name": "static_binary",
-            "description": "A static binary resource (a 1x1 PNG).",
-            "mimeType": "image/png",
-        }
-    ),
-    types.Resource.model_validate(
-        {
-            "uri": "test://watched-resource",
-            "name": "watched_resource",
-            "description": "A resource clients can subscribe to.",
-            "mimeType": "text/plain",
-        }
-    ),
-]
-
-RESOURCE_TEMPLATES: list[types.ResourceTemplate] = [
-    types.ResourceTemplate.model_validate(
-        {
-            "uriTemplate": "test://template/{id}/data",
-            "name": "template_data",
-            "description": "JSON data for an id.",
-            "mimeType": "application/json",
-        }
-    ),
-]
-
-# The JSON Schemas that JSON resource contents must satisfy, by resource name.
-RESOURCE_SCHEMAS: dict[str, dict[str, Any]] = {
-    "template_data": {
-        "type": "object",
-        "properties": {
-            "id": {"type": "string"},
-            "templateTest": {"type": "boolean"},
-            "data": {"type": "string"},
-        },
-        "required": ["id", "templateTest", "data"],
-    },
-}
-
-PROMPTS: list[types.Prompt] = [
-    types.Prompt.model_validate(
-        {"name": "test_simple_prompt", "description": "A prompt without arguments."}
-    ),
-    types.Prompt.model_validate(
-        {
-            "name": "test_prompt_with_arguments",
-            "description": "A prompt with two arguments.",
-            "arguments": [
-                {"name": "arg1", "description": "First argument.", "required": True},
-                {"name": "arg2", "description": "Second argument.", "required": True},
-            ],
-        }
-    ),
-    types.Prompt.model_validate(
-        {
-            "name": "test_prompt_with_embedded_resource",
-            "description": "A prompt that embeds the resource it is given.",
-            "arguments": [
-                {
-                    "name": "resourceUri",
-                    "description": "The URI to embed.",
-                    "required": True,
-                }
-            ],
-        }
-    ),
-    types.Prompt.model_validate(
-        {"name": "test_prompt_with_image", "description": "A prompt with an image."}
-    ),
-    types.Prompt.model_validate(
-        {
-            "name": "test_input_required_result_prompt",
-            "description": "A prompt that first asks the user for context.",
-        }
-    ),
-]
-
-
 # Completion values from the spec: (ref type, prompt name or template) -> argument -> values.
 COMPLETIONS: dict[tuple[str, str], dict[str, list[str]]] = {
     ("prompt", "test_prompt_with_arguments"): {"arg1": ["test", "testing", "tested"]},
@@ -397,129 +65,112 @@ def create_server(handlers: Handlers) -> GeneratedServer:
             f"create_server() needs an instance of a Handlers subclass, not {handlers!r}"
         )
     return build_server(
-        SERVER_INFO,
-        INSTRUCTIONS,
-        capabilities=CAPABILITIES,
-        completions=COMPLETIONS,
-        complete=handlers.complete,
-        tools=[
-            ToolBinding(TOOLS[0], handlers.test_simple_text, TestSimpleTextInput),
-            ToolBinding(TOOLS[1], handlers.test_image_content, TestImageContentInput),
-            ToolBinding(TOOLS[2], handlers.test_audio_content, TestAudioContentInput),
-            ToolBinding(
-                TOOLS[3], handlers.test_embedded_resource, TestEmbeddedResourceInput
+        __package__,
+        tools={
+            "test_simple_text": ToolBinding(
+                handlers.test_simple_text, TestSimpleTextInput
             ),
-            ToolBinding(
-                TOOLS[4],
-                handlers.test_multiple_content_types,
-                TestMultipleContentTypesInput,
+            "test_image_content": ToolBinding(
+                handlers.test_image_content, TestImageContentInput
             ),
-            ToolBinding(TOOLS[5], handlers.test_error_handling, TestErrorHandlingInput),
-            ToolBinding(
-                TOOLS[6], handlers.test_tool_with_progress, TestToolWithProgressInput
+            "test_audio_content": ToolBinding(
+                handlers.test_audio_content, TestAudioContentInput
             ),
-            ToolBinding(
-                TOOLS[7], handlers.test_tool_with_logging, TestToolWithLoggingInput
+            "test_embedded_resource": ToolBinding(
+                handlers.test_embedded_resource, TestEmbeddedResourceInput
             ),
-            ToolBinding(TOOLS[8], handlers.test_sampling, TestSamplingInput),
-            ToolBinding(TOOLS[9], handlers.test_elicitation, TestElicitationInput),
-            ToolBinding(
-                TOOLS[10],
+            "test_multiple_content_types": ToolBinding(
+                handlers.test_multiple_content_types, TestMultipleContentTypesInput
+            ),
+            "test_error_handling": ToolBinding(
+                handlers.test_error_handling, TestErrorHandlingInput
+            ),
+            "test_tool_with_progress": ToolBinding(
+                handlers.test_tool_with_progress, TestToolWithProgressInput
+            ),
+            "test_tool_with_logging": ToolBinding(
+                handlers.test_tool_with_logging, TestToolWithLoggingInput
+            ),
+            "test_sampling": ToolBinding(handlers.test_sampling, TestSamplingInput),
+            "test_elicitation": ToolBinding(
+                handlers.test_elicitation, TestElicitationInput
+            ),
+            "test_elicitation_sep1034_defaults": ToolBinding(
                 handlers.test_elicitation_sep1034_defaults,
                 TestElicitationSep1034DefaultsInput,
             ),
-            ToolBinding(
-                TOOLS[11],
+            "test_elicitation_sep1330_enums": ToolBinding(
                 handlers.test_elicitation_sep1330_enums,
                 TestElicitationSep1330EnumsInput,
             ),
-            ToolBinding(
-                TOOLS[12], handlers.json_schema_2020_12_tool, JsonSchema202012ToolInput
+            "json_schema_2020_12_tool": ToolBinding(
+                handlers.json_schema_2020_12_tool, JsonSchema202012ToolInput
             ),
-            ToolBinding(
-                TOOLS[13],
+            "test_input_required_result_elicitation": ToolBinding(
                 handlers.test_input_required_result_elicitation,
                 TestInputRequiredResultElicitationInput,
             ),
-            ToolBinding(
-                TOOLS[14],
+            "test_input_required_result_sampling": ToolBinding(
                 handlers.test_input_required_result_sampling,
                 TestInputRequiredResultSamplingInput,
             ),
-            ToolBinding(
-                TOOLS[15],
+            "test_input_required_result_list_roots": ToolBinding(
                 handlers.test_input_required_result_list_roots,
                 TestInputRequiredResultListRootsInput,
             ),
-            ToolBinding(
-                TOOLS[16],
+            "test_input_required_result_request_state": ToolBinding(
                 handlers.test_input_required_result_request_state,
                 TestInputRequiredResultRequestStateInput,
             ),
-            ToolBinding(
-                TOOLS[17],
+            "test_input_required_result_multiple_inputs": ToolBinding(
                 handlers.test_input_required_result_multiple_inputs,
                 TestInputRequiredResultMultipleInputsInput,
             ),
-            ToolBinding(
-                TOOLS[18],
+            "test_input_required_result_multi_round": ToolBinding(
                 handlers.test_input_required_result_multi_round,
                 TestInputRequiredResultMultiRoundInput,
             ),
-            ToolBinding(
-                TOOLS[19],
+            "test_input_required_result_tampered_state": ToolBinding(
                 handlers.test_input_required_result_tampered_state,
                 TestInputRequiredResultTamperedStateInput,
             ),
-            ToolBinding(
-                TOOLS[20],
+            "test_input_required_result_capabilities": ToolBinding(
                 handlers.test_input_required_result_capabilities,
                 TestInputRequiredResultCapabilitiesInput,
             ),
-            ToolBinding(
-                TOOLS[21], handlers.test_missing_capability, TestMissingCapabilityInput
+            "test_missing_capability": ToolBinding(
+                handlers.test_missing_capability, TestMissingCapabilityInput
             ),
-            ToolBinding(
-                TOOLS[22],
-                handlers.test_streaming_elicitation,
-                TestStreamingElicitationInput,
+            "test_streaming_elicitation": ToolBinding(
+                handlers.test_streaming_elicitation, TestStreamingElicitationInput
             ),
-            ToolBinding(TOOLS[23], handlers.test_logging_tool, TestLoggingToolInput),
-            ToolBinding(
-                TOOLS[24], handlers.test_trigger_tool_change, TestTriggerToolChangeInput
+            "test_logging_tool": ToolBinding(
+                handlers.test_logging_tool, TestLoggingToolInput
             ),
-            ToolBinding(
-                TOOLS[25],
-                handlers.test_trigger_prompt_change,
-                TestTriggerPromptChangeInput,
+            "test_trigger_tool_change": ToolBinding(
+                handlers.test_trigger_tool_change, TestTriggerToolChangeInput
             ),
-        ],
+            "test_trigger_prompt_change": ToolBinding(
+                handlers.test_trigger_prompt_change, TestTriggerPromptChangeInput
+            ),
+        },
         invalid_arguments="tool_error",
-        resources=[
-            ResourceBinding(
-                RESOURCES[0],
-                static={"text": "This is the content of the static text resource."},
+        resources={
+            "static_text": ResourceBinding(
+                text="This is the content of the static text resource."
             ),
-            ResourceBinding(
-                RESOURCES[1],
-                static={
-                    "blob": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
-                },
+            "static_binary": ResourceBinding(
+                blob="iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
             ),
-            ResourceBinding(RESOURCES[2], static={"text": "Watched resource content"}),
-        ],
-        templates=[
-            TemplateBinding(
-                RESOURCE_TEMPLATES[0],
-                handlers.read_template_data,
-                {"id": "id"},
-                TemplateDataContent,
-                RESOURCE_SCHEMAS["template_data"],
+            "watched_resource": ResourceBinding(text="Watched resource content"),
+        },
+        templates={
+            "template_data": TemplateBinding(
+                handlers.read_template_data, {"id": "id"}, TemplateDataContent
             ),
-        ],
-        prompts=[
-            PromptBinding(
-                PROMPTS[0],
+        },
+        prompts={
+            "test_simple_prompt": PromptBinding(
                 None,
                 messages=[
                     {
@@ -531,8 +182,7 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                     }
                 ],
             ),
-            PromptBinding(
-                PROMPTS[1],
+            "test_prompt_with_arguments": PromptBinding(
                 TestPromptWithArgumentsArguments,
                 messages=[
                     {
@@ -550,13 +200,11 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                     }
                 ],
             ),
-            PromptBinding(
-                PROMPTS[2],
+            "test_prompt_with_embedded_resource": PromptBinding(
                 TestPromptWithEmbeddedResourceArguments,
                 get=handlers.get_test_prompt_with_embedded_resource,
             ),
-            PromptBinding(
-                PROMPTS[3],
+            "test_prompt_with_image": PromptBinding(
                 None,
                 messages=[
                     {
@@ -576,10 +224,12 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                     },
                 ],
             ),
-            PromptBinding(
-                PROMPTS[4], None, get=handlers.get_test_input_required_result_prompt
+            "test_input_required_result_prompt": PromptBinding(
+                None, get=handlers.get_test_input_required_result_prompt
             ),
-        ],
+        },
+        completions=COMPLETIONS,
+        complete=handlers.complete,
     )
 
 

@@ -24,21 +24,22 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-if TYPE_CHECKING:
-    from ._runtime import GeneratedServer
+from .errors import INVALID_PARAMS, MISSING_CAPABILITY
 
-MISSING_CAPABILITY = -32021
+if TYPE_CHECKING:  # server.py imports the tables, which import this module
+    from .server import GeneratedServer
 
 InputRequest = types.ElicitRequest | types.CreateMessageRequest | types.ListRootsRequest
 InputResponse = types.ElicitResult | types.CreateMessageResult | types.ListRootsResult
 R = TypeVar("R", bound=BaseModel)
 
-_RESULT_TYPES: dict[str, type[BaseModel]] = {
+_RESULT_TYPES: dict[str, type[InputResponse]] = {
     "elicitation/create": types.ElicitResult,
     "sampling/createMessage": types.CreateMessageResult,
     "roots/list": types.ListRootsResult,
 }
-_CAPABILITIES = {
+Capability = Literal["elicitation", "sampling", "roots"]
+_CAPABILITIES: dict[str, Capability] = {
     "elicitation/create": "elicitation",
     "sampling/createMessage": "sampling",
     "roots/list": "roots",
@@ -108,14 +109,12 @@ class Context:
         """True for the 2025-11-25 handshake era, False for stateless 2026-07-28."""
         return self.request.protocol_version not in MODERN_PROTOCOL_VERSIONS
 
-    def client_supports(
-        self, capability: Literal["elicitation", "sampling", "roots"]
-    ) -> bool:
+    def client_supports(self, capability: Capability) -> bool:
         """Whether the client declared the capability (on 2026-07-28, on this very request)."""
         declared = self.request.session.client_capabilities
         return declared is not None and getattr(declared, capability, None) is not None
 
-    def require(self, capability: Literal["elicitation", "sampling", "roots"]) -> None:
+    def require(self, capability: Capability) -> None:
         """Stop with the protocol's missing-capability error (-32021) unless the client has it."""
         if not self.client_supports(capability):
             raise MCPError(
@@ -150,7 +149,7 @@ class Context:
     ) -> dict[str, InputResponse]:
         """Ask the client several things at once; the answers come back under the same keys."""
         for request in requests.values():
-            self.require(_CAPABILITIES[request.method])  # type: ignore[arg-type]
+            self.require(_CAPABILITIES[request.method])
         if self.is_legacy:
             return {key: await self._send(request) for key, request in requests.items()}
         answers = self._answers()
@@ -213,7 +212,7 @@ class Context:
             try:
                 answers.update(json.loads(state)["answers"])
             except (ValueError, KeyError, TypeError):
-                raise MCPError(-32602, "Invalid requestState") from None
+                raise MCPError(INVALID_PARAMS, "Invalid requestState") from None
         responses = params.get("inputResponses")
         if isinstance(responses, Mapping):
             answers.update(responses)
@@ -231,11 +230,10 @@ def _parse(request: InputRequest, answer: Any) -> InputResponse:
     if isinstance(answer, BaseModel):
         answer = answer.model_dump(by_alias=True, exclude_none=True)
     try:
-        parsed: InputResponse = _RESULT_TYPES[request.method].model_validate(answer)  # type: ignore[assignment]
-        return parsed
+        return _RESULT_TYPES[request.method].model_validate(answer)
     except ValueError:
         raise MCPError(
-            -32602, f"The answer to '{request.method}' has the wrong shape."
+            INVALID_PARAMS, f"The answer to '{request.method}' has the wrong shape."
         ) from None
 
 
