@@ -6,20 +6,17 @@ read off the YAML: line 1 is `mcpgen: 1`, line 2 the `server`, and so on.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import GIFT_SPEC, mcpgen_executable, spec_diagnostics, where
+from helpers import write_spec as write
 
 from mcpgen.cli import main
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 from mcpgen.pipeline import load_spec
-
-ROOT = Path(__file__).resolve().parent.parent
-GIFT_SPEC = ROOT / "specs" / "gift_server.yaml"
 
 MINIMAL = """\
 mcpgen: 1
@@ -30,21 +27,9 @@ tools:
 """
 
 
-def write(directory: Path, text: str, name: str = "spec.yaml") -> Path:
-    path = directory / name
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
 def diagnostics(directory: Path, text: str) -> list[Diagnostic]:
     """Every diagnostic of a spec that must fail to load."""
-    path = write(directory, text)
-    with pytest.raises(SpecError) as caught:
-        load_spec(path)
-    found = caught.value.diagnostics
-    assert found, "a SpecError must carry at least one diagnostic"
-    assert all(d.file == str(path) for d in found)
-    return found
+    return spec_diagnostics(write(directory, text))
 
 
 def only(directory: Path, text: str) -> Diagnostic:
@@ -52,10 +37,6 @@ def only(directory: Path, text: str) -> Diagnostic:
     found = diagnostics(directory, text)
     assert len(found) == 1, "\n".join(d.render() for d in found)
     return found[0]
-
-
-def where(diagnostic: Diagnostic) -> tuple[int, int]:
-    return diagnostic.position.line, diagnostic.position.column
 
 
 def _case(text: str, position: tuple[int, int], message: str, hint: str | None) -> tuple[str, tuple[int, int], str, str | None]:
@@ -734,7 +715,7 @@ def test_a_resource_schema_needs_a_json_mime_type(tmp_path: Path, mime_line: str
 
 @pytest.mark.parametrize("mime", ["application/json", "'application/json; charset=utf-8'", "application/ld+json"])
 def test_json_mime_types_allow_a_schema(tmp_path: Path, mime: str) -> None:
-    text = f'mcpgen: 1\nserver: {{name: s, version: "1"}}\nresources:\n  r:\n    uri: data://r\n'
+    text = 'mcpgen: 1\nserver: {name: s, version: "1"}\nresources:\n  r:\n    uri: data://r\n'
     text += f"    mimeType: {mime}\n    schema: {{type: object}}\n"
     spec, _ = load_spec(write(tmp_path, text))
     assert spec.resources[0].schema == {"type": "object"}
@@ -957,17 +938,10 @@ def test_validate_never_crashes_on_a_malformed_prompt(tmp_path: Path) -> None:
     assert main(["validate", str(path)]) == 1
 
 
-def _mcpgen_executable() -> str:
-    beside_python = Path(sys.executable).with_name("mcpgen")
-    found = str(beside_python) if beside_python.exists() else shutil.which("mcpgen")
-    assert found, "the mcpgen console script is not installed"
-    return found
-
-
 def test_the_installed_command_reports_a_bad_spec_without_a_traceback(tmp_path: Path) -> None:
     path = write(tmp_path, MINIMAL.replace("inputSchema", "inputSchem"))
     result = subprocess.run(
-        [_mcpgen_executable(), "validate", str(path)], capture_output=True, text=True, timeout=120
+        [mcpgen_executable(), "validate", str(path)], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
@@ -983,7 +957,7 @@ def test_the_installed_command_reports_a_bad_spec_without_a_traceback(tmp_path: 
 def test_the_installed_command_reports_a_missing_file_without_a_traceback(tmp_path: Path) -> None:
     missing = tmp_path / "nope.yaml"
     result = subprocess.run(
-        [_mcpgen_executable(), "validate", str(missing)], capture_output=True, text=True, timeout=120
+        [mcpgen_executable(), "validate", str(missing)], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
