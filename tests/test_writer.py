@@ -30,6 +30,13 @@ def _build(spec: Path, *extra: str) -> int:
     return main(["build", str(spec), *extra])
 
 
+def _built_minimal(directory: Path) -> tuple[Path, Path]:
+    """MINIMAL written to `directory` and built there: the spec and the package directory."""
+    spec = write_spec(directory, MINIMAL)
+    assert _build(spec) == 0
+    return spec, directory / "demo"
+
+
 # --- plan and apply, with made-up files --------------------------------------------------------
 
 V1 = {"server.py": b"server 1\n", "models.py": b"models 1\n"}
@@ -111,9 +118,7 @@ def test_a_file_edited_by_hand_and_no_longer_produced_is_a_conflict(tmp_path: Pa
 
 @pytest.mark.slow  # builds with the real generator
 def test_manifest_records_version_spec_and_every_file(tmp_path: Path) -> None:
-    spec = write_spec(tmp_path, MINIMAL)
-    assert _build(spec) == 0
-    package = tmp_path / "demo"
+    spec, package = _built_minimal(tmp_path)
     manifest = json.loads((package / MANIFEST).read_text())
     assert manifest["version"] == __version__ and manifest["format"] == 1
     assert manifest["spec"] == {"name": "spec.yaml", "sha256": sha256(spec.read_bytes()), "inputs": {}}
@@ -125,9 +130,7 @@ def test_manifest_records_version_spec_and_every_file(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # builds with the real generator
 def test_unchanged_files_keep_their_mtime(tmp_path: Path) -> None:
-    spec = write_spec(tmp_path, MINIMAL)
-    assert _build(spec) == 0
-    package = tmp_path / "demo"
+    spec, package = _built_minimal(tmp_path)
     for path in package.iterdir():
         os.utime(path, (1_000_000, 1_000_000))
     assert _build(spec) == 0
@@ -136,9 +139,7 @@ def test_unchanged_files_keep_their_mtime(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # builds with the real generator
 def test_rebuild_removes_files_the_spec_no_longer_produces_but_never_user_files(tmp_path: Path) -> None:
-    spec = write_spec(tmp_path, MINIMAL)
-    assert _build(spec) == 0
-    package = tmp_path / "demo"
+    spec, package = _built_minimal(tmp_path)
     manifest = json.loads((package / MANIFEST).read_text())
     # Pretend an earlier build also generated `extra.py`, and the user keeps `notes.txt` there.
     (package / "extra.py").write_text("# generated\n")
@@ -166,9 +167,7 @@ def test_a_user_file_in_the_way_is_never_overwritten(tmp_path: Path, capsys) -> 
 
 @pytest.mark.slow  # builds with the real generator
 def test_hand_edits_are_refused_with_a_diff_unless_forced(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    spec = write_spec(tmp_path, MINIMAL)
-    assert _build(spec) == 0
-    package = tmp_path / "demo"
+    spec, package = _built_minimal(tmp_path)
     edited = (package / "handlers.py").read_text() + "# my tweak\n"
     (package / "handlers.py").write_text(edited)
     write_spec(tmp_path, TWO_TOOLS)
@@ -185,9 +184,7 @@ def test_hand_edits_are_refused_with_a_diff_unless_forced(tmp_path: Path, capsys
 
 @pytest.mark.slow  # builds with the real generator
 def test_a_bad_spec_leaves_the_previous_output_intact(tmp_path: Path) -> None:
-    spec = write_spec(tmp_path, MINIMAL)
-    assert _build(spec) == 0
-    package = tmp_path / "demo"
+    spec, package = _built_minimal(tmp_path)
     before = {p.name: p.read_bytes() for p in package.iterdir()}
     write_spec(tmp_path, MINIMAL.replace("type: string", "type: strin"))
     assert _build(spec) == 1
