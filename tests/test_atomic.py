@@ -10,10 +10,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers import GIFT_SPEC, copy_gift_spec
 
 from mcpgen.pipeline import build
 from mcpgen.write.manifest import MANIFEST
+
+pytestmark = pytest.mark.slow
 
 TRIALS = 24
 

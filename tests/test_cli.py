@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import GIFT_SPEC, MINIMAL, ROOT, write_spec
+from helpers import GIFT_SPEC, MINIMAL, ROOT, run_mcpgen, write_spec
 
 from mcpgen.cli import main
 from mcpgen.spec.format import spec_format_schema
 
 
+@pytest.mark.slow  # builds with the real generator
 @pytest.mark.parametrize("spec", [GIFT_SPEC, ROOT / "specs" / "conformance.yaml"])
 def test_check_passes_on_the_committed_packages(spec: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["check", str(spec)]) == 0
     assert "up to date" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # builds with the real generator
 def test_check_writes_nothing_and_shows_a_diff_when_stale(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     spec = write_spec(tmp_path, MINIMAL)
     assert main(["check", str(spec)]) == 1  # never built
@@ -35,6 +35,7 @@ def test_check_writes_nothing_and_shows_a_diff_when_stale(tmp_path: Path, capsys
     assert (tmp_path / "demo" / "server.py").read_text() == before
 
 
+@pytest.mark.slow  # builds with the real generator
 def test_check_detects_a_hand_edit(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, MINIMAL)
     assert main(["build", str(spec)]) == 0
@@ -43,6 +44,7 @@ def test_check_detects_a_hand_edit(tmp_path: Path) -> None:
     assert main(["check", str(spec)]) == 1
 
 
+@pytest.mark.slow  # builds with the real generator
 def test_output_option_overrides_the_spec(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, MINIMAL)
     assert main(["build", str(spec), "-o", str(tmp_path / "elsewhere")]) == 0
@@ -63,7 +65,5 @@ def test_usage_errors_exit_2() -> None:
 
 
 def test_the_installed_command_runs() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "mcpgen", "validate", str(GIFT_SPEC)], capture_output=True, text=True
-    )
+    result = run_mcpgen("validate", str(GIFT_SPEC))
     assert result.returncode == 0 and result.stdout.strip().endswith("ok")

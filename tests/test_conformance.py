@@ -14,16 +14,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, node_environment, require_node_tools
-from servers import http_server
+from helpers import CONFORMANCE_APP, http_server, node_environment, require_node_tools
 
-APP = ROOT / "tests" / "conformance" / "app.py"
+pytestmark = [pytest.mark.node, pytest.mark.slow]
+
 LINE = re.compile(r"^([✓✗]) (\S+): (\d+) passed, (\d+) failed$")
 
 
 @pytest.fixture(scope="module")
 def fixture_url() -> Iterator[str]:
-    with http_server([sys.executable, str(APP)]) as url:
+    with http_server([sys.executable, str(CONFORMANCE_APP)]) as url:
         yield url
 
 

@@ -6,19 +6,16 @@ build, type-check, and serve the very same payloads back to a real client in bot
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 import yaml
-from helpers import ROOT
+from helpers import ROOT, built_package, wire
 
-from mcpgen.pipeline import build
-from mcpgen.write.atomic import apply
+pytestmark = pytest.mark.slow  # each case builds a package
 
 # A copy of shared/corpus: real servers' captured list answers (see its README).
 CORPUS = ROOT / "tests" / "corpus"
@@ -29,7 +26,7 @@ UNSUPPORTED_TOOL_KEYS = {"execution"}
 
 
 def _spec(capture: dict[str, Any], package: str) -> dict[str, Any]:
-    def entries(items: list[dict[str, Any]], drop: set[str] = set()) -> dict[str, Any]:
+    def entries(items: list[dict[str, Any]], drop: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
         return {item["name"]: {k: v for k, v in item.items() if k != "name" and k not in drop} for item in items}
 
     spec: dict[str, Any] = {
@@ -59,7 +56,7 @@ async def _listings(server: Any, mode: str) -> dict[str, list[dict[str, Any]]]:
     from mcp import Client
 
     def dump(items: list[Any]) -> list[dict[str, Any]]:
-        return [item.model_dump(by_alias=True, exclude_none=True, mode="json") for item in items]
+        return [wire(item) for item in items]
 
     async with Client(server, mode=mode) as client:
         return {
@@ -78,12 +75,7 @@ def test_corpus_server_round_trips(name: str, tmp_path: Path) -> None:
     package = f"corpus_{name}"
     spec_path = tmp_path / f"{name}.yaml"
     spec_path.write_text(yaml.safe_dump(_spec(capture, package), sort_keys=False, allow_unicode=True))
-    result = build(spec_path, tmp_path / "out")
-    apply(result.plan())
-
-    sys.path.insert(0, str(tmp_path / "out"))
-    try:
-        generated = importlib.import_module(package)
+    with built_package(spec_path, tmp_path / "out") as generated:
         server = generated.create_server(_implementation(generated.Handlers))
         for mode in ("auto", "legacy"):
             served = anyio.run(_listings, server, mode)
@@ -93,7 +85,3 @@ def test_corpus_server_round_trips(name: str, tmp_path: Path) -> None:
                 if key == "tools":
                     expected = [{k: v for k, v in t.items() if k not in UNSUPPORTED_TOOL_KEYS} for t in expected]
                 assert served[key] == expected, f"{name} {key} in {mode} mode"
-    finally:
-        sys.path.remove(str(tmp_path / "out"))
-        for module in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
-            del sys.modules[module]

@@ -11,10 +11,9 @@ import urllib.request
 
 import anyio
 import pytest
-from helpers import GENERATED
-from servers import listening
+from helpers import EXAMPLE, listening
 
-EXAMPLE = GENERATED.parent
+pytestmark = pytest.mark.slow
 
 
 def _workers(port: int) -> list[str]:

@@ -18,16 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import gift_server
 import mcp_types as types
 import pytest
 import yaml
-from jsonschema import Draft202012Validator
-from mcp import Client, StdioServerParameters
-from mcp.shared.exceptions import MCPError
-
-from conftest import APP, EXAMPLE, ROOT, load_example_app
-
-import gift_server
 from gift_server import (
     Gift,
     GiftCatalogContent,
@@ -37,13 +31,25 @@ from gift_server import (
     ToolCallError,
     create_server,
 )
+from helpers import (
+    EXAMPLE,
+    EXAMPLE_APP,
+    GENERATED,
+    GIFT_SPEC,
+    ROOT,
+    load_example_app,
+    wire,
+)
+from jsonschema import Draft202012Validator
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 pytestmark = pytest.mark.anyio
 
 GiftShop = load_example_app().GiftShop
 
-SPEC = yaml.safe_load((ROOT / "specs" / "gift_server.yaml").read_text(encoding="utf-8"))
-SCHEMA_JSON = json.loads((EXAMPLE / "gift_server" / "schema.json").read_text(encoding="utf-8"))
+SPEC = yaml.safe_load(GIFT_SPEC.read_text(encoding="utf-8"))
+SCHEMA_JSON = json.loads((GENERATED / "schema.json").read_text(encoding="utf-8"))
 CATALOG = json.loads((EXAMPLE / "catalog.json").read_text(encoding="utf-8"))
 WIDGET_HTML = (EXAMPLE / "gifts.html").read_text(encoding="utf-8")
 
@@ -85,10 +91,6 @@ def bundle(schema: Any, definitions: dict[str, Any]) -> Any:
 
 def spec_schema(schema: Any) -> Any:
     return bundle(schema, SPEC.get("definitions", {}))
-
-
-def dump(model: Any) -> dict[str, Any]:
-    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def only_text(result: types.CallToolResult) -> str:
@@ -133,7 +135,7 @@ class Target:
     url: str | None = None
 
     def stdio_parameters(self) -> StdioServerParameters:
-        return StdioServerParameters(command=sys.executable, args=[str(APP)], cwd=str(ROOT))
+        return StdioServerParameters(command=sys.executable, args=[str(EXAMPLE_APP)], cwd=str(ROOT))
 
     def client(self) -> Client:
         if self.transport == "memory":
@@ -147,15 +149,22 @@ class Target:
         if self.transport == "memory":
             return GiftServerClient.in_memory(create_server(GiftShop()), mode=self.mode)
         if self.transport == "stdio":
-            return GiftServerClient.stdio(sys.executable, [str(APP)], mode=self.mode)
+            return GiftServerClient.stdio(sys.executable, [str(EXAMPLE_APP)], mode=self.mode)
         assert self.url is not None
         return GiftServerClient.http(self.url, mode=self.mode)
 
 
-COMBOS = [(transport, mode) for transport in ("memory", "stdio", "http") for mode in ("auto", "legacy")]
+# In memory is quick; stdio and HTTP start a server subprocess, so they are slow.
+COMBOS = [
+    pytest.param(
+        (transport, mode), id=f"{transport}-{mode}", marks=[pytest.mark.slow] if transport != "memory" else []
+    )
+    for transport in ("memory", "stdio", "http")
+    for mode in ("auto", "legacy")
+]
 
 
-@pytest.fixture(params=COMBOS, ids=[f"{t}-{m}" for t, m in COMBOS])
+@pytest.fixture(params=COMBOS)
 def target(request: pytest.FixtureRequest) -> Target:
     transport, mode = request.param
     url = request.getfixturevalue("gift_http_server") if transport == "http" else None
@@ -173,6 +182,15 @@ async def connected(client: Client, mode: str) -> AsyncIterator[Client]:
     async with client:
         assert client.protocol_version == ERA[mode]
         yield client
+
+
+def in_memory(shop: Any, mode: str) -> Any:
+    """A client connected in memory to the gift server with these handlers."""
+    return connected(Client(create_server(shop), mode=mode), mode)
+
+
+def gift_server_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == "gift_server" and r.levelno >= logging.ERROR]
 
 
 # --------------------------------------------------------------------------- listings
@@ -199,7 +217,7 @@ async def test_listings(target: Target) -> None:
         prompts = await client.list_prompts()
 
     expected = SCHEMA_JSON["tools/list"]["tools"]
-    listed = [dump(tool) for tool in tools.tools]
+    listed = [wire(tool) for tool in tools.tools]
     assert [t["name"] for t in listed] == [t["name"] for t in expected]
     for got, want in zip(listed, expected, strict=True):
         for key in ("inputSchema", "outputSchema", "annotations", "_meta", "title", "description"):
@@ -213,11 +231,11 @@ async def test_listings(target: Target) -> None:
         assert got["inputSchema"]["required"] == spec_input["required"]
         Draft202012Validator.check_schema(got["inputSchema"])
 
-    assert [dump(r) for r in resources.resources] == SCHEMA_JSON["resources/list"]["resources"]
-    assert [dump(t) for t in templates.resource_templates] == SCHEMA_JSON["resources/templates/list"][
+    assert [wire(r) for r in resources.resources] == SCHEMA_JSON["resources/list"]["resources"]
+    assert [wire(t) for t in templates.resource_templates] == SCHEMA_JSON["resources/templates/list"][
         "resourceTemplates"
     ]
-    assert [dump(p) for p in prompts.prompts] == SCHEMA_JSON["prompts/list"]["prompts"]
+    assert [wire(p) for p in prompts.prompts] == SCHEMA_JSON["prompts/list"]["prompts"]
     for page in (tools, resources, templates, prompts):
         assert page.next_cursor is None
 
@@ -345,7 +363,7 @@ async def test_crashing_handler_is_generic_tool_error(
     memory_mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.ERROR, logger="gift_server")
-    async with connected(Client(create_server(CrashingShop()), mode=memory_mode), memory_mode) as client:
+    async with in_memory(CrashingShop(), memory_mode) as client:
         result = await client.call_tool("suggest_gifts", {"occasion": "birthday", "budget": 50})
         assert result.is_error is True
         text = only_text(result)
@@ -353,12 +371,12 @@ async def test_crashing_handler_is_generic_tool_error(
         assert "secret detail" not in text
         assert "Traceback" not in text
         assert "RuntimeError" not in text
-        assert "secret detail" not in json.dumps(dump(result))
+        assert "secret detail" not in json.dumps(wire(result))
         # Still serving.
         ok = await client.call_tool("suggest_gift_cards", {"budget": 20})
         assert ok.structured_content == {"result": [20.0, 15.0, 10.0]}
 
-    records = [r for r in caplog.records if r.name == "gift_server" and r.levelno >= logging.ERROR]
+    records = gift_server_errors(caplog)
     assert records, caplog.text
     assert any(
         r.exc_info is not None and isinstance(r.exc_info[1], RuntimeError) and "secret detail" in str(r.exc_info[1])
@@ -401,7 +419,7 @@ async def test_wrong_shape_is_internal_error(
 
     arguments = {"occasion": "birthday", "budget": 50} if tool == "suggest_gifts" else {"budget": 50}
     caplog.set_level(logging.ERROR, logger="gift_server")
-    async with connected(Client(create_server(WrongShapeShop()), mode=memory_mode), memory_mode) as client:
+    async with in_memory(WrongShapeShop(), memory_mode) as client:
         with pytest.raises(MCPError) as caught:
             await client.call_tool(tool, arguments)
         error = caught.value
@@ -414,13 +432,9 @@ async def test_wrong_shape_is_internal_error(
         ok = await client.list_tools()
         assert len(ok.tools) == 2
 
-    records = [r for r in caplog.records if r.name == "gift_server" and r.levelno >= logging.ERROR]
+    records = gift_server_errors(caplog)
     assert records, caplog.text
     assert any(path in r.getMessage() for r in records), caplog.text
-
-
-def gift_server_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "gift_server" and r.levelno >= logging.ERROR]
 
 
 class CrashingReadersShop(GiftShop):  # type: ignore[misc, valid-type]
@@ -435,8 +449,7 @@ async def test_crashing_resource_and_prompt_handlers_are_internal_errors(
     memory_mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.ERROR, logger="gift_server")
-    server = create_server(CrashingReadersShop())
-    async with connected(Client(server, mode=memory_mode), memory_mode) as client:
+    async with in_memory(CrashingReadersShop(), memory_mode) as client:
         for call in (
             lambda: client.read_resource("gifts://book"),
             lambda: client.get_prompt("gift_thank_you", {"gift": "teapot"}),
@@ -467,8 +480,7 @@ async def test_wrong_shape_resources_are_internal_errors(
     memory_mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.ERROR, logger="gift_server")
-    server = create_server(WrongShapeReadersShop())
-    async with connected(Client(server, mode=memory_mode), memory_mode) as client:
+    async with in_memory(WrongShapeReadersShop(), memory_mode) as client:
         for uri, marker in [
             (CATALOG_URI, "secret-catalog"),
             ("gifts://book", "secret-gift"),
@@ -490,8 +502,7 @@ async def test_wrong_shape_prompt_is_internal_error(
     memory_mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.ERROR, logger="gift_server")
-    server = create_server(WrongShapePromptShop())
-    async with connected(Client(server, mode=memory_mode), memory_mode) as client:
+    async with in_memory(WrongShapePromptShop(), memory_mode) as client:
         with pytest.raises(MCPError) as caught:
             await client.get_prompt("gift_thank_you", {"gift": "teapot"})
         assert "secret-prompt-text" not in f"{caught.value.message} {json.dumps(caught.value.data)}"
@@ -640,4 +651,4 @@ async def test_typed_client(target: Target) -> None:
 def test_package_exports_the_typed_client() -> None:
     assert gift_server.GiftServerClient is GiftServerClient
     assert gift_server.ToolCallError is ToolCallError
-    assert Path(gift_server.__file__).resolve().parent == (EXAMPLE / "gift_server").resolve()
+    assert Path(gift_server.__file__).resolve().parent == GENERATED.resolve()

@@ -6,8 +6,6 @@ pagination. The fixture is the conformance server (tests/conformance)."""
 from __future__ import annotations
 
 import base64
-import importlib.util
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,19 +13,12 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from helpers import ROOT, write_spec
+from helpers import CONFORMANCE_APP, built_package, load_module, write_spec
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcpgen.pipeline import build
-from mcpgen.write.atomic import apply
-
-CONFORMANCE = ROOT / "tests" / "conformance"
-sys.path.insert(0, str(CONFORMANCE))
-_spec = importlib.util.spec_from_file_location("conformance_app", CONFORMANCE / "app.py")
-assert _spec and _spec.loader
-conformance_app = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(conformance_app)
+# Loading the app puts its folder, and so the generated conformance_server, on sys.path.
+conformance_app = load_module("conformance_app", CONFORMANCE_APP)
 from conformance_server import McpgenConformanceClient, create_server  # noqa: E402
 
 MODES = ["auto", "legacy"]
@@ -257,19 +248,12 @@ async def paged(tmp_path: Path) -> AsyncIterator[Any]:
         tmp_path,
         'mcpgen: 1\nserver: {name: paged, version: "1", pageSize: 2}\ntools:\n' + tools,
     )
-    apply(build(spec).plan())
-    sys.path.insert(0, str(tmp_path))
-    try:
-        import paged as package  # type: ignore[import-not-found]
-
+    with built_package(spec) as package:
         handlers = type("Paged", (package.Handlers,), {f"tool_{n}": None for n in range(5)})
         yield package.create_server(handlers())
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "paged" or m.startswith("paged.")]:
-            del sys.modules[name]
 
 
+@pytest.mark.slow  # builds a package
 @pytest.mark.parametrize("mode", MODES)
 async def test_pagination(paged: Any, mode: str) -> None:
     async with Client(paged, mode=mode) as client:
@@ -308,10 +292,7 @@ tools:
 
 @pytest.fixture
 async def extras(tmp_path: Path) -> AsyncIterator[Any]:
-    apply(build(write_spec(tmp_path, EXTRAS)).plan())
-    sys.path.insert(0, str(tmp_path))
-    try:
-        import extras as package  # type: ignore[import-not-found]
+    with built_package(write_spec(tmp_path, EXTRAS)) as package:
 
         class Extras(package.Handlers):  # type: ignore[misc, name-defined]
             started = anyio.Event()
@@ -331,12 +312,9 @@ async def extras(tmp_path: Path) -> AsyncIterator[Any]:
                 return "finished"
 
         yield package, Extras
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "extras" or m.startswith("extras.")]:
-            del sys.modules[name]
 
 
+@pytest.mark.slow  # builds a package
 @pytest.mark.parametrize("mode", MODES)
 async def test_structured_output_with_extra_content(extras: Any, mode: str) -> None:
     package, handlers = extras
@@ -348,6 +326,7 @@ async def test_structured_output_with_extra_content(extras: Any, mode: str) -> N
         assert result.content[1].uri == "test://report"  # type: ignore[union-attr]
 
 
+@pytest.mark.slow  # builds a package
 @pytest.mark.parametrize("mode", MODES)
 async def test_cancelling_a_call_cancels_the_handler(extras: Any, mode: str) -> None:
     package, handlers = extras
@@ -367,7 +346,11 @@ async def test_cancelling_a_call_cancels_the_handler(extras: Any, mode: str) -> 
 
 
 def test_prompt_templates_compile_to_a_safe_subset() -> None:
-    from mcpgen.spec.prompt_templates import PromptTemplateError, compile_template, used_arguments
+    from mcpgen.spec.prompt_templates import (
+        PromptTemplateError,
+        compile_template,
+        used_arguments,
+    )
 
     parts = compile_template("A{% if tone %} {{ tone }}{% endif %} card{% if not x %}!{% elif y %}?{% else %}.{% endif %}")
     assert used_arguments(parts) == ["tone", "x", "y"]

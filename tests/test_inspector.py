@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import GENERATED, node_environment, require_node_tools
+from helpers import EXAMPLE_APP, GENERATED, node_environment, require_node_tools
 
-APP = GENERATED.parent / "app.py"
+pytestmark = [pytest.mark.node, pytest.mark.slow]
+
 ERAS = ["legacy", "modern"]
 
 
@@ -21,7 +22,7 @@ def inspector(tmp_path: Path, era: str, *arguments: str) -> tuple[int, list[dict
         str(tools / "node_modules" / ".bin" / "mcp-inspector"),
         "--cli",
         sys.executable,
-        str(APP),
+        str(EXAMPLE_APP),
         "--protocol-era",
         era,
         "--format",
@@ -36,6 +37,11 @@ def inspector(tmp_path: Path, era: str, *arguments: str) -> tuple[int, list[dict
     return result.returncode, documents
 
 
+def suggest_gifts(tmp_path: Path, era: str, arguments: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
+    call = ["--method", "tools/call", "--tool-name", "suggest_gifts", "--tool-args-json", json.dumps(arguments)]
+    return inspector(tmp_path, era, *call)
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_tools_list(tmp_path: Path, era: str) -> None:
     code, [answer] = inspector(tmp_path, era, "--method", "tools/list")
@@ -47,32 +53,14 @@ def test_tools_list(tmp_path: Path, era: str) -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 def test_tools_call_valid_and_invalid(tmp_path: Path, era: str) -> None:
-    code, [answer] = inspector(
-        tmp_path,
-        era,
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "suggest_gifts",
-        "--tool-args-json",
-        '{"occasion": "birthday", "budget": 20}',
-    )
+    code, [answer] = suggest_gifts(tmp_path, era, {"occasion": "birthday", "budget": 20})
     assert code == 0
     result = answer["result"]
     assert result["isError"] is False
     assert result["structuredContent"]["total"] == len(result["structuredContent"]["gifts"]) == 2
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
 
-    code, documents = inspector(
-        tmp_path,
-        era,
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "suggest_gifts",
-        "--tool-args-json",
-        '{"occasion": "graduation", "budget": -1}',
-    )
+    code, documents = suggest_gifts(tmp_path, era, {"occasion": "graduation", "budget": -1})
     assert code != 0  # the Inspector reports an isError result as a failed call...
     result = documents[0]["result"]  # ...after printing the result itself
     assert result["isError"] is True

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import ROOT
 
 from mcpgen.cli import main
@@ -29,6 +30,7 @@ def test_the_two_commands_are_stated() -> None:
     assert 'pip install -e ".[test]" && pytest\n' in ci
 
 
+@pytest.mark.slow  # builds with the real generator, then runs the app in a subprocess
 def test_quickstart_spec_builds_and_the_app_answers(tmp_path: Path) -> None:
     (tmp_path / "spec.yaml").write_text(_block("yaml", "### 1. Write a spec"))
     assert main(["validate", str(tmp_path / "spec.yaml")]) == 0

@@ -12,17 +12,31 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import GENERATED, GIFT_SPEC, ROOT, write_spec
+from helpers import (
+    EXAMPLE,
+    GENERATED,
+    GIFT_SPEC,
+    MCPGEN,
+    ROOT,
+    build_and_write,
+    imported,
+    write_spec,
+)
 
 from mcpgen import __version__
 from mcpgen.pipeline import build
+from mcpgen.render.environment import (
+    BLACK_MODE,
+    docstring,
+    python_lines,
+    python_literal,
+)
 from mcpgen.render.model_index import index_models
-from mcpgen.render.environment import BLACK_MODE, docstring, python_lines, python_literal
-from mcpgen.write.atomic import apply
 
 PYTHON_FILES = sorted(path.name for path in GENERATED.glob("*.py"))
 
 
+@pytest.mark.slow  # builds with the real generator
 def test_golden_rebuild_is_byte_identical(tmp_path: Path) -> None:
     result = build(GIFT_SPEC, tmp_path)
     committed = {path.name: path.read_bytes() for path in GENERATED.iterdir() if path.is_file()}
@@ -36,7 +50,7 @@ def _build_in_subprocess(tmp_path: Path, seed: str, cwd: Path) -> dict[str, byte
     out = tmp_path / f"out-{seed}"
     env = dict(os.environ, PYTHONHASHSEED=seed)
     subprocess.run(
-        [sys.executable, "-m", "mcpgen", "build", str(GIFT_SPEC), "-o", str(out)],
+        [*MCPGEN, "build", str(GIFT_SPEC), "-o", str(out)],
         cwd=cwd,
         env=env,
         check=True,
@@ -46,6 +60,7 @@ def _build_in_subprocess(tmp_path: Path, seed: str, cwd: Path) -> dict[str, byte
     return {path.name: path.read_bytes() for path in sorted(package.iterdir())}
 
 
+@pytest.mark.slow  # three builds in subprocesses
 def test_output_is_identical_across_hash_seeds_directories_and_hostile_settings(tmp_path: Path) -> None:
     hostile = tmp_path / "hostile"
     hostile.mkdir()
@@ -72,6 +87,7 @@ def test_every_file_has_a_do_not_edit_header_and_no_timestamp() -> None:
     assert str(ROOT) not in "".join(p.read_text() for p in GENERATED.iterdir() if p.is_file())
 
 
+@pytest.mark.slow  # black over the whole package, in and out of process
 def test_generated_python_is_black_clean() -> None:
     import black
 
@@ -87,6 +103,7 @@ def test_generated_python_is_black_clean() -> None:
     assert check.returncode == 0, check.stderr
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_generated_package_imports_cleanly_without_mcpgen() -> None:
     code = (
         "import sys; sys.modules['mcpgen'] = None\n"  # importing mcpgen would now fail
@@ -94,23 +111,25 @@ def test_generated_package_imports_cleanly_without_mcpgen() -> None:
         "print(sorted(gift_server.__all__))"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=GENERATED.parent, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code], cwd=EXAMPLE, capture_output=True, text=True, check=True
     )
     exported = ast.literal_eval(result.stdout)
     for name in ["Handlers", "create_server", "run", "GiftServerClient", "SuggestGiftsInput", "ToolError"]:
         assert name in exported
 
 
+@pytest.mark.slow  # mypy --strict
 def test_mypy_passes_on_the_generated_example() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "app.py", "gift_server"],
-        cwd=GENERATED.parent,
+        cwd=EXAMPLE,
         capture_output=True,
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow  # builds with the real generator
 def test_models_have_stable_names_and_safe_fields(tmp_path: Path) -> None:
     spec = write_spec(
         tmp_path,
@@ -129,19 +148,15 @@ def test_models_have_stable_names_and_safe_fields(tmp_path: Path) -> None:
               required: [class]
         """,
     )
-    result = build(spec, tmp_path / "out")
-    apply(result.plan())
+    result = build_and_write(spec, tmp_path / "out")
     models = result.files["models.py"].decode()
     index = index_models(models)
     assert set(index.models) == {"FindThingsInput", "FindThingsInputOptions"}
     fields = {field.name for field in index.models["FindThingsInput"].fields}
     assert fields == {"class_", "user_id", "model_config_", "options"}
     assert "alias=\"class\"" in models and "alias=\"user-id\"" in models
-    sys.path.insert(0, str(tmp_path / "out"))
-    try:
-        model = importlib.import_module("s.models").FindThingsInput
-    finally:
-        sys.path.remove(str(tmp_path / "out"))
+    with imported("s.models", tmp_path / "out") as module:
+        model = module.FindThingsInput
     wire = {"class": "x", "user-id": 3, "model_config": "m"}
     assert model.model_validate(wire).model_dump(by_alias=True, exclude_none=True) == wire
 
@@ -202,17 +217,13 @@ def test_literals_and_docstrings_are_safe() -> None:
 
 
 def test_a_missing_handler_method_fails_at_start_up() -> None:
-    sys.path.insert(0, str(GENERATED.parent))
-    try:
-        gift_server = importlib.import_module("gift_server")
+    gift_server = importlib.import_module("gift_server")  # the committed example (conftest.py)
 
-        class Incomplete(gift_server.Handlers):  # type: ignore[name-defined,misc]
-            async def suggest_gifts(self, args, ctx):  # type: ignore[no-untyped-def]
-                raise NotImplementedError
+    class Incomplete(gift_server.Handlers):  # type: ignore[name-defined,misc]
+        async def suggest_gifts(self, args, ctx):  # type: ignore[no-untyped-def]
+            raise NotImplementedError
 
-        with pytest.raises(TypeError, match="read_gift_catalog"):
-            Incomplete()
-        with pytest.raises(TypeError, match="Handlers subclass"):
-            gift_server.create_server(object())
-    finally:
-        sys.path.remove(str(GENERATED.parent))
+    with pytest.raises(TypeError, match="read_gift_catalog"):
+        Incomplete()
+    with pytest.raises(TypeError, match="Handlers subclass"):
+        gift_server.create_server(object())

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from helpers import GIFT_SPEC, write_spec
 
-from mcpgen.pipeline import load_spec
 from mcpgen.ir.resolve import resolve, wrap_output
+from mcpgen.pipeline import load_spec
 from mcpgen.spec.json_schema import bundle
 
 

@@ -1,4 +1,4 @@
-"""Unit tests of the spec YAML loader, `mcpgen.source.load_yaml`.
+"""Unit tests of the spec YAML loader, `mcpgen.spec.source.load_yaml`.
 
 It resolves scalars by YAML 1.2's core schema, records the 1-based line and column of
 every key and value, and turns every problem into a `file:line:col` diagnostic.
@@ -13,6 +13,7 @@ import sys
 import textwrap
 
 import pytest
+from helpers import where
 
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 from mcpgen.spec.source import MAX_NODES, SourceMap, load_yaml
@@ -34,10 +35,6 @@ def problems(text: str) -> list[Diagnostic]:
         found = error.diagnostics
     assert found, "a bad document must produce at least one diagnostic"
     return found
-
-
-def where(diagnostic: Diagnostic) -> tuple[int, int]:
-    return diagnostic.position.line, diagnostic.position.column
 
 
 # --- YAML 1.2 core schema scalars ------------------------------------------------------------
@@ -363,7 +360,7 @@ def test_an_explicit_tag_that_does_not_fit_the_text_is_a_diagnostic(text: str) -
 def _billion_laughs(levels: int = 9, width: int = 9) -> str:
     lines = ["a: &a [" + ", ".join(["lol"] * width) + "]"]
     names = "abcdefghijklmnopqrstuvwxyz"
-    for previous, name in zip(names, names[1 : levels + 1]):
+    for previous, name in zip(names, names[1 : levels + 1], strict=False):
         lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * width) + "]")
     return "\n".join(lines) + "\n"
 
@@ -408,6 +405,7 @@ def test_a_recursive_alias_is_a_diagnostic(text: str) -> None:
     assert problem.position.line == 1
 
 
+@pytest.mark.slow  # about 0.7 s
 def test_very_deep_nesting_is_a_diagnostic() -> None:
     [problem] = problems("a: " + "[" * 3000 + "]" * 3000 + "\n")
     assert problem.position.line == 1

@@ -3,22 +3,29 @@
 from __future__ import annotations
 
 import ast
-import os
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
-from helpers import GIFT_SPEC, MINIMAL, ROOT, copy_gift_spec, write_spec
+from helpers import (
+    GIFT_SPEC,
+    MCPGEN,
+    MINIMAL,
+    ROOT,
+    copy_gift_spec,
+    run_mcpgen,
+    write_spec,
+)
 
-from mcpgen.pipeline import build
 from mcpgen.cli import main
+from mcpgen.pipeline import build
 
-MCPGEN = [sys.executable, "-m", "mcpgen"]
 
-
+@pytest.mark.slow  # builds, runs mypy and a client in subprocesses
 def test_init_starts_a_project_that_serves_and_never_overwrites(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     project = tmp_path / "weather"
     assert main(["init", str(project)]) == 0
@@ -50,6 +57,7 @@ def test_init_starts_a_project_that_serves_and_never_overwrites(tmp_path: Path, 
     assert "app.py: exists, kept" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # builds with the real generator
 def test_build_names_the_methods_a_new_tool_needs(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     spec = write_spec(tmp_path, MINIMAL)
     assert main(["build", str(spec)]) == 0
@@ -64,9 +72,10 @@ def test_build_names_the_methods_a_new_tool_needs(tmp_path: Path, capsys) -> Non
     assert user_code.read_text() == "# the user's implementation\n"
 
 
+@pytest.mark.slow  # builds in subprocesses
 def test_a_no_op_rebuild_does_not_render(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, MINIMAL)
-    subprocess.run([*MCPGEN, "build", str(spec)], check=True, capture_output=True)
+    run_mcpgen("build", str(spec), check=True)
     started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "mcpgen", "build", str(spec)], capture_output=True, text=True
@@ -79,12 +88,12 @@ def test_a_no_op_rebuild_does_not_render(tmp_path: Path) -> None:
     assert elapsed < 1.0
     # Any change makes it render again: the spec...
     write_spec(tmp_path, MINIMAL.replace("echo:", "echo:\n    title: Echo"))
-    rebuilt = subprocess.run([*MCPGEN, "build", str(spec)], capture_output=True, text=True, check=True).stdout
+    rebuilt = run_mcpgen("build", str(spec), check=True).stdout
     assert "3 files written" in rebuilt  # server.py, schema.json, SCHEMA.md carry the title
     # ...or a touched output file, which then counts as a hand edit.
     with open(tmp_path / "demo" / "server.py", "a") as handle:
         handle.write("# edit\n")
-    assert subprocess.run([*MCPGEN, "build", str(spec)], capture_output=True).returncode == 1
+    assert run_mcpgen("build", str(spec)).returncode == 1
 
 
 def _wait_for(predicate, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
@@ -94,6 +103,7 @@ def _wait_for(predicate, timeout: float = 60.0) -> None:  # type: ignore[no-unty
         time.sleep(0.1)
 
 
+@pytest.mark.slow  # a watcher subprocess
 def test_watch_rebuilds_on_save_and_survives_a_broken_spec(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, MINIMAL)
     log = tmp_path / "watch.log"
@@ -125,6 +135,7 @@ def _names(package: dict[str, bytes]) -> set[str]:
     return names
 
 
+@pytest.mark.slow  # builds with the real generator
 def test_reordering_tools_and_properties_keeps_every_name(tmp_path: Path) -> None:
     spec = yaml.safe_load(GIFT_SPEC.read_text())
     spec["output"] = "out"
@@ -143,15 +154,16 @@ def test_pre_commit_hooks_are_declared() -> None:
     assert re.search(r"mcpgen check specs/", (ROOT / "README.md").read_text())
 
 
+@pytest.mark.slow  # builds in subprocesses
 def test_a_changed_file_that_the_spec_names_is_rebuilt(tmp_path: Path) -> None:
     (tmp_path / "widget.html").write_text("<p>one</p>")
     spec = write_spec(
         tmp_path,
         MINIMAL + "resources:\n  widget:\n    uri: ui://w.html\n    mimeType: text/html\n    file: widget.html\n",
     )
-    subprocess.run([*MCPGEN, "build", str(spec)], check=True, capture_output=True)
-    assert "up to date" in subprocess.run([*MCPGEN, "build", str(spec)], capture_output=True, text=True).stdout
+    run_mcpgen("build", str(spec), check=True)
+    assert "up to date" in run_mcpgen("build", str(spec)).stdout
     (tmp_path / "widget.html").write_text("<p>two</p>")
-    rebuilt = subprocess.run([*MCPGEN, "build", str(spec)], capture_output=True, text=True, check=True).stdout
+    rebuilt = run_mcpgen("build", str(spec), check=True).stdout
     assert "1 file written" in rebuilt  # server.py, which carries the static content
     assert "<p>two</p>" in (tmp_path / "demo" / "server.py").read_text()
