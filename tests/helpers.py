@@ -82,6 +82,16 @@ def where(diagnostic: Diagnostic) -> tuple[int, int]:
 # --- what a build makes ----------------------------------------------------------------------
 
 
+def package_files(directory: Path) -> dict[str, bytes]:
+    """Every file under a package directory, by path relative to it (`_runtime/server.py`),
+    leaving out Python's byte-code caches."""
+    return {
+        path.relative_to(directory).as_posix(): path.read_bytes()
+        for path in sorted(directory.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
 def build_and_write(spec: Path, output: Path | None = None) -> Build:
     """Build a spec with the real generator and write the package to disk."""
     from mcpgen.write.atomic import apply

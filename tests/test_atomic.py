@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import GIFT_SPEC, copy_gift_spec
+from helpers import GIFT_SPEC, copy_gift_spec, package_files
 
 from mcpgen.pipeline import build
 from mcpgen.write.manifest import MANIFEST
@@ -19,10 +19,6 @@ from mcpgen.write.manifest import MANIFEST
 pytestmark = pytest.mark.slow
 
 TRIALS = 24
-
-
-def _snapshot(package: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted(package.iterdir()) if path.is_file()}
 
 
 def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path: Path) -> None:
@@ -58,7 +54,7 @@ def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path: Path) -> None:
         process.send_signal(signal.SIGKILL)
         process.wait()
         package = out / "gift_server"
-        files = _snapshot(package)
+        files = package_files(package)
         assert files.pop("user_notes.txt") == b"mine"
         assert files in (old, new), "a killed build left a mix of old and new files"
         outcomes["old" if files == old else "new"] += 1
@@ -66,5 +62,5 @@ def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path: Path) -> None:
     assert outcomes["old"] and outcomes["new"], outcomes
     # The next build cleans up whatever the killed one left, and completes.
     subprocess.run(command, check=True, capture_output=True)
-    assert _snapshot(out / "gift_server") == dict(new, **{"user_notes.txt": b"mine"})
+    assert package_files(out / "gift_server") == dict(new, **{"user_notes.txt": b"mine"})
     assert [p.name for p in out.iterdir()] == ["gift_server"]

@@ -28,11 +28,11 @@ def test_check_writes_nothing_and_shows_a_diff_when_stale(tmp_path: Path, capsys
     assert main(["check", str(spec)]) == 0
     write_spec(tmp_path, MINIMAL.replace("echo:", "echo:\n    description: Says it back."))
     capsys.readouterr()
-    before = (tmp_path / "demo" / "server.py").read_text()
+    before = (tmp_path / "demo" / "schema.json").read_text()
     assert main(["check", str(spec)]) == 1
     out = capsys.readouterr().out
-    assert "+            \"description\": \"Says it back.\"," in out
-    assert (tmp_path / "demo" / "server.py").read_text() == before
+    assert '+        "description": "Says it back.",' in out
+    assert (tmp_path / "demo" / "schema.json").read_text() == before
 
 
 @pytest.mark.slow  # builds with the real generator

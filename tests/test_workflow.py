@@ -89,7 +89,7 @@ def test_a_no_op_rebuild_does_not_render(tmp_path: Path) -> None:
     # Any change makes it render again: the spec...
     write_spec(tmp_path, MINIMAL.replace("echo:", "echo:\n    title: Echo"))
     rebuilt = run_mcpgen("build", str(spec), check=True).stdout
-    assert "3 files written" in rebuilt  # server.py, schema.json, SCHEMA.md carry the title
+    assert "2 files written" in rebuilt  # schema.json (which the server serves) and SCHEMA.md
     # ...or a touched output file, which then counts as a hand edit.
     with open(tmp_path / "demo" / "server.py", "a") as handle:
         handle.write("# edit\n")
@@ -110,7 +110,7 @@ def test_watch_rebuilds_on_save_and_survives_a_broken_spec(tmp_path: Path) -> No
     with open(log, "w") as output:
         watcher = subprocess.Popen([*MCPGEN, "watch", str(spec)], stdout=output, stderr=subprocess.STDOUT)
     try:
-        server = tmp_path / "demo" / "server.py"
+        server = tmp_path / "demo" / "schema.json"
         _wait_for(server.exists)
         good = server.read_bytes()
         write_spec(tmp_path, MINIMAL.replace("type: string", "type: strnig"))
@@ -165,5 +165,5 @@ def test_a_changed_file_that_the_spec_names_is_rebuilt(tmp_path: Path) -> None:
     assert "up to date" in run_mcpgen("build", str(spec)).stdout
     (tmp_path / "widget.html").write_text("<p>two</p>")
     rebuilt = run_mcpgen("build", str(spec), check=True).stdout
-    assert "1 file written" in rebuilt  # server.py, which carries the static content
-    assert "<p>two</p>" in (tmp_path / "demo" / "server.py").read_text()
+    assert "1 file written" in rebuilt  # the widget, shipped as package data
+    assert (tmp_path / "demo" / "_static" / "widget.html").read_text() == "<p>two</p>"

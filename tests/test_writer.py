@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import MINIMAL, write_spec
+from helpers import MINIMAL, package_files, write_spec
 
 from mcpgen import __version__
 from mcpgen.cli import main
@@ -122,7 +122,7 @@ def test_manifest_records_version_spec_and_every_file(tmp_path: Path) -> None:
     manifest = json.loads((package / MANIFEST).read_text())
     assert manifest["version"] == __version__ and manifest["format"] == 1
     assert manifest["spec"] == {"name": "spec.yaml", "sha256": sha256(spec.read_bytes()), "inputs": {}}
-    on_disk = {p.name for p in package.iterdir() if p.name != MANIFEST}
+    on_disk = set(package_files(package)) - {MANIFEST}
     assert set(manifest["files"]) == on_disk
     for name, digest in manifest["files"].items():
         assert sha256((package / name).read_bytes()) == digest
@@ -131,10 +131,11 @@ def test_manifest_records_version_spec_and_every_file(tmp_path: Path) -> None:
 @pytest.mark.slow  # builds with the real generator
 def test_unchanged_files_keep_their_mtime(tmp_path: Path) -> None:
     spec, package = _built_minimal(tmp_path)
-    for path in package.iterdir():
+    files = [package / name for name in package_files(package)]
+    for path in files:
         os.utime(path, (1_000_000, 1_000_000))
     assert _build(spec) == 0
-    assert all(path.stat().st_mtime == 1_000_000 for path in package.iterdir())
+    assert all(path.stat().st_mtime == 1_000_000 for path in files)
 
 
 @pytest.mark.slow  # builds with the real generator
@@ -185,10 +186,10 @@ def test_hand_edits_are_refused_with_a_diff_unless_forced(tmp_path: Path, capsys
 @pytest.mark.slow  # builds with the real generator
 def test_a_bad_spec_leaves_the_previous_output_intact(tmp_path: Path) -> None:
     spec, package = _built_minimal(tmp_path)
-    before = {p.name: p.read_bytes() for p in package.iterdir()}
+    before = package_files(package)
     write_spec(tmp_path, MINIMAL.replace("type: string", "type: strin"))
     assert _build(spec) == 1
-    assert {p.name: p.read_bytes() for p in package.iterdir()} == before
+    assert package_files(package) == before
 
 
 @pytest.mark.slow  # builds with the real generator
