@@ -19,8 +19,8 @@ from helpers import (
     MCPGEN,
     ROOT,
     build_and_write,
-    package_files,
     imported,
+    package_files,
     write_spec,
 )
 
