@@ -93,7 +93,7 @@ class GiftServerClient:
         self,
         *,
         occasion: Literal["birthday", "wedding", "new_year", "anniversary"],
-        budget: float,
+        budget: int | float,
         recipient: str | None = None,
         on_progress: ProgressFnT | None = None,
     ) -> SuggestGiftsOutput:
@@ -110,10 +110,10 @@ class GiftServerClient:
     async def suggest_gift_cards(
         self,
         *,
-        budget: float,
+        budget: int | float,
         count: int | None = None,
         on_progress: ProgressFnT | None = None,
-    ) -> list[float]:
+    ) -> list[int | float]:
         """Call tool `suggest_gift_cards`: Suggests gift card amounts that fit a budget."""
         arguments = SuggestGiftCardsInput.model_validate(
             present(budget=budget, count=count)

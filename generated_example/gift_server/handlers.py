@@ -41,7 +41,7 @@ class Handlers(ABC):
     @abstractmethod
     async def suggest_gift_cards(
         self, args: SuggestGiftCardsInput, ctx: Context
-    ) -> list[float] | ToolResult[list[float]]:
+    ) -> list[int | float] | ToolResult[list[int | float]]:
         """Tool `suggest_gift_cards`: Suggests gift card amounts that fit a budget.
 
         Raise `ToolError` for a business failure: the client gets its message as an

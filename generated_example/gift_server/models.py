@@ -10,78 +10,64 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 class Gift(BaseModel):
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
         populate_by_name=True,
     )
-    id: str
-    """
-    Catalog id of the gift.
-    """
+    id: Annotated[str, Field(description="Catalog id of the gift.")]
     name: str
-    price: Annotated[float, Field(ge=0.0)]
-    """
-    Price in euros.
-    """
+    price: Annotated[int | float, Field(description="Price in euros.")]
     occasions: list[Literal["birthday", "wedding", "new_year", "anniversary"]]
 
 
 class SuggestGiftsInput(BaseModel):
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
         populate_by_name=True,
     )
-    occasion: Literal["birthday", "wedding", "new_year", "anniversary"]
-    """
-    What the gift is for.
-    """
-    budget: Annotated[float, Field(gt=0.0)]
-    """
-    Most the buyer wants to spend, in euros.
-    """
-    recipient: str | None = None
-    """
-    Who the gift is for, e.g. "mum" or "a colleague".
-    """
+    occasion: Annotated[
+        Literal["birthday", "wedding", "new_year", "anniversary"],
+        Field(description="What the gift is for."),
+    ]
+    budget: Annotated[
+        int | float, Field(description="Most the buyer wants to spend, in euros.")
+    ]
+    recipient: Annotated[
+        str | None,
+        Field(description='Who the gift is for, e.g. "mum" or "a colleague".'),
+    ] = None
 
 
 class SuggestGiftsOutput(BaseModel):
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
         populate_by_name=True,
     )
     gifts: list[Gift]
-    total: int
-    """
-    How many gifts matched.
-    """
+    total: Annotated[int, Field(description="How many gifts matched.")]
 
 
 class SuggestGiftCardsInput(BaseModel):
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
         populate_by_name=True,
     )
-    budget: Annotated[float, Field(gt=0.0)]
-    count: Annotated[int, Field(ge=1, le=10)] = 3
-    """
-    How many amounts to suggest.
-    """
+    budget: int | float
+    count: Annotated[int, Field(description="How many amounts to suggest.")] = 3
 
 
-class SuggestGiftCardsOutput(RootModel[list[float]]):
+class SuggestGiftCardsOutput(RootModel[list[int | float]]):
     """
     Card amounts in euros, highest first.
     """
 
-    root: list[float]
-    """
-    Card amounts in euros, highest first.
-    """
+    root: Annotated[
+        list[int | float], Field(description="Card amounts in euros, highest first.")
+    ]
 
 
 class GiftCatalogContent(BaseModel):
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
         populate_by_name=True,
     )
     gifts: list[Gift]
@@ -93,23 +79,16 @@ class GiftContent(RootModel[Gift]):
 
 class GiftCongratsStyleArguments(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    occasion: str
-    """
-    What the greeting is for.
-    """
-    tone: str | None = None
-    """
-    warm, funny or formal
-    """
+    occasion: Annotated[str, Field(description="What the greeting is for.")]
+    tone: Annotated[str | None, Field(description="warm, funny or formal")] = None
 
 
 class GiftThankYouArguments(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    gift: str
-    """
-    The gift that was received.
-    """
+    gift: Annotated[str, Field(description="The gift that was received.")]

@@ -22,6 +22,7 @@ from mcpgen.ir.model import (
     TemplateVariable,
     ToolIR,
 )
+from mcpgen.ir.model_schema import model_schema
 from mcpgen.spec.assets import read_asset
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
@@ -82,9 +83,9 @@ class _Models:
             return LOCAL_PREFIX + owner if ref == "#" else ref
 
         body = {key: value for key, value in schema.items() if key not in _DOCUMENT_KEYWORDS and key != "$defs"}
-        self.schemas[owner] = rewrite_refs(body, rewrite)
+        self.schemas[owner] = model_schema(rewrite_refs(body, rewrite))
         for name, definition in local.items():
-            self.schemas[local_names[name]] = rewrite_refs(definition, rewrite)
+            self.schemas[local_names[name]] = model_schema(rewrite_refs(definition, rewrite))
         return owner
 
 

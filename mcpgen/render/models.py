@@ -72,7 +72,8 @@ def generate_models(document: str, header: str | None = None) -> str:
                 naming_strategy=NamingStrategy.FullPath,
                 allow_population_by_field_name=True,
                 use_schema_description=True,
-                use_field_description=True,
+                # Descriptions go in Field(description=...), so model_json_schema() keeps them.
+                use_field_description=False,
                 use_double_quotes=True,
                 strict_nullable=True,
                 use_annotated=True,
@@ -84,6 +85,8 @@ def generate_models(document: str, header: str | None = None) -> str:
                 collapse_root_models=True,
                 # Formatting is ours (black, fixed settings); no formatter may read the user's pyproject.toml.
                 formatters=[],
+                # Undeclared properties the schema allows survive a round trip (see ir/model_schema.py).
+                extra_fields="allow",
             )
         except Exception as exc:  # the library raises many types; all mean "these schemas can't be modelled"
             raise ModelRenderError(str(exc)) from exc

@@ -14,7 +14,6 @@ from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
-from jsonschema import Draft202012Validator
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import UriTemplate
@@ -25,7 +24,7 @@ from .errors import INTERNAL_ERROR, INVALID_PARAMS, NotFoundError
 from .log import logger
 from .package_data import read_bytes
 from .pagination import Pages
-from .validation import conform
+from .validation import SchemaValidator, conform
 
 if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
@@ -125,7 +124,7 @@ class ResourceTable:
             **{name: b.content_model for name, b in template_bindings.items()},
         }
         self.validators = {
-            name: Draft202012Validator(schemas[name])
+            name: SchemaValidator(schemas[name])
             for name, model in models.items()
             if model is not None
         }

@@ -1,5 +1,11 @@
 """Checking values against the spec's JSON Schemas and models, with readable violations.
 
+The served schemas are the contract, so they decide: values are checked with
+jsonschema-rs, which implements JSON Schema 2020-12 (and the drafts a schema names with
+`$schema`) with ECMA-262 regular expressions, as JSON Schema prescribes, and whose
+regex engine does not backtrack catastrophically. The models only give handlers typed
+access to what the schema accepted.
+
 A violation reads `<JSON path>: <message>`, e.g. `$.budget: 0 is less than or equal
 to the minimum of 0`; paths start at `$`, with `.name` for properties and `[i]` for
 array items.
@@ -7,10 +13,10 @@ array items.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
+import jsonschema_rs
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
@@ -26,13 +32,43 @@ def json_path(path: Iterable[str | int]) -> str:
     )
 
 
-def schema_violations(validator: Draft202012Validator, instance: Any) -> list[str]:
-    """Every way `instance` breaks the schema, each with its JSON path, in a stable order."""
-    errors = sorted(
-        validator.iter_errors(instance),
-        key=lambda e: (list(map(str, e.absolute_path)), e.message),
-    )
-    return [f"{json_path(error.absolute_path)}: {error.message}" for error in errors]
+class SchemaValidator:
+    """One served JSON Schema, compiled once."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self._validator = jsonschema_rs.validator_for(dict(schema))
+
+    def violations(self, instance: Any) -> list[str]:
+        """Every way `instance` breaks the schema, each with its JSON path, in a stable
+        order; [] when it is valid."""
+        if self._validator.is_valid(instance):
+            return []
+        errors = [
+            (json_path(error.instance_path), error.message)
+            for error in self._validator.iter_errors(instance)
+        ]
+        return [f"{path}: {message}" for path, message in sorted(errors)]
+
+
+def typed(model: type[BaseModel], value: Any, what: str) -> BaseModel:
+    """`value`, which its JSON Schema accepted, as an instance of `model`.
+
+    The schema decides what is valid; the model only gives types. Where the model is
+    narrower than the schema (a construct with no precise Python type), the value is
+    still accepted: it is passed on unvalidated, and the gap is logged for mcpgen's
+    maintainers rather than turned into an error the client did not cause.
+    """
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        logger.warning(
+            "%s: %s cannot type a value its schema accepts (%s); passed on as is",
+            what,
+            model.__name__,
+            "; ".join(pydantic_violations(exc)),
+        )
+        values = value if isinstance(value, dict) else {"root": value}
+        return model.model_construct(**values)
 
 
 def pydantic_violations(error: ValidationError) -> list[str]:
@@ -42,7 +78,7 @@ def pydantic_violations(error: ValidationError) -> list[str]:
 
 def conform(
     model: type[BaseModel],
-    validator: Draft202012Validator,
+    validator: SchemaValidator,
     value: Any,
     what: str,
     *,
@@ -62,7 +98,7 @@ def conform(
     else:
         if wrap:
             data = {"result": data}
-        violations = schema_violations(validator, data)
+        violations = validator.violations(data)
         if not violations:
             return data
     logger.error(

@@ -13,9 +13,9 @@ LOCAL_PREFIX = "#/$defs/"
 
 # Where JSON Schema keywords hold subschemas (2020-12, plus draft-07's spellings). Everything
 # else is data or an unknown keyword, and a `$ref` or `type` inside it means nothing.
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_VALUES = (
+SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+SCHEMA_VALUES = (
     "not",
     "if",
     "then",
@@ -32,18 +32,18 @@ _SCHEMA_VALUES = (
 
 
 def _children(schema: dict[str, Any]) -> Iterator[tuple[JsonPath, Any]]:
-    for key in _SCHEMA_MAPS:
+    for key in SCHEMA_MAPS:
         if isinstance(schema.get(key), dict):
             for name, value in schema[key].items():
                 yield (key, name), value
-    for key in _SCHEMA_LISTS + _SCHEMA_VALUES:
+    for key in SCHEMA_LISTS + SCHEMA_VALUES:
         if key not in schema:
             continue
         value = schema[key]
-        if isinstance(value, list) and key in _SCHEMA_LISTS + ("items",):  # draft-07 tuple `items`
+        if isinstance(value, list) and key in SCHEMA_LISTS + ("items",):  # draft-07 tuple `items`
             for index, item in enumerate(value):
                 yield (key, index), item
-        elif key in _SCHEMA_VALUES:
+        elif key in SCHEMA_VALUES:
             yield (key,), value
 
 

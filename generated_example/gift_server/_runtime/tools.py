@@ -16,17 +16,16 @@ from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import mcp_types as types
-from jsonschema import Draft202012Validator
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from .content import ToolResult
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, ToolError
 from .log import logger
 from .pagination import Pages
-from .validation import conform, pydantic_violations, schema_violations
+from .validation import SchemaValidator, conform, typed
 
 if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
@@ -83,11 +82,11 @@ class ToolTable:
                     "schema.json gives the tool an outputSchema"
                 )
         self.input_validators = {
-            name: Draft202012Validator(tool.input_schema)
+            name: SchemaValidator(tool.input_schema)
             for name, tool in self.tools.items()
         }
         self.output_validators = {
-            name: Draft202012Validator(tool.output_schema)
+            name: SchemaValidator(tool.output_schema)
             for name, tool in self.tools.items()
             if tool.output_schema is not None
         }
@@ -116,13 +115,10 @@ class ToolTable:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}", {"tool": name})
         arguments = params.arguments or {}
         # The JSON Schema first: it is what the client saw, and its messages say so.
-        violations = schema_violations(self.input_validators[name], arguments)
+        violations = self.input_validators[name].violations(arguments)
         if violations:
             return self._invalid_arguments(name, violations)
-        try:
-            args = binding.input_model.model_validate(arguments)
-        except ValidationError as exc:
-            return self._invalid_arguments(name, pydantic_violations(exc))
+        args = typed(binding.input_model, arguments, f"tool {name!r}")
         try:
             value = await binding.call(args, Context(ctx, self.server))
         except InputRequired as asking:

@@ -3,61 +3,70 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class TestSimpleTextInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestImageContentInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestAudioContentInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestEmbeddedResourceInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestMultipleContentTypesInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestErrorHandlingInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestToolWithProgressInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestToolWithLoggingInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestSamplingInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     prompt: str
@@ -65,6 +74,7 @@ class TestSamplingInput(BaseModel):
 
 class TestElicitationInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     message: str
@@ -72,18 +82,21 @@ class TestElicitationInput(BaseModel):
 
 class TestElicitationSep1034DefaultsInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestElicitationSep1330EnumsInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class JsonSchema202012ToolInputAddress(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     street: str | None = None
@@ -92,84 +105,98 @@ class JsonSchema202012ToolInputAddress(BaseModel):
 
 class TestInputRequiredResultElicitationInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestInputRequiredResultSamplingInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestInputRequiredResultListRootsInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestInputRequiredResultRequestStateInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestInputRequiredResultMultipleInputsInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestInputRequiredResultMultiRoundInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestInputRequiredResultTamperedStateInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestInputRequiredResultCapabilitiesInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestMissingCapabilityInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestStreamingElicitationInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestLoggingToolInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestTriggerToolChangeInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TestTriggerPromptChangeInput(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
 
 
 class TemplateDataContent(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
     id: str
@@ -179,31 +206,24 @@ class TemplateDataContent(BaseModel):
 
 class TestPromptWithArgumentsArguments(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    arg1: str
-    """
-    First argument.
-    """
-    arg2: str
-    """
-    Second argument.
-    """
+    arg1: Annotated[str, Field(description="First argument.")]
+    arg2: Annotated[str, Field(description="Second argument.")]
 
 
 class TestPromptWithEmbeddedResourceArguments(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         populate_by_name=True,
     )
-    resourceUri: str
-    """
-    The URI to embed.
-    """
+    resourceUri: Annotated[str, Field(description="The URI to embed.")]
 
 
 class JsonSchema202012ToolInput(BaseModel):
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
         populate_by_name=True,
     )
     name: str | None = None

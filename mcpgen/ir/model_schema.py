@@ -1,0 +1,94 @@
+"""The schemas handed to the model generator: the spec's schemas, seen as types.
+
+The served schema decides what is valid (the generated server checks every value against
+it). A model only gives handlers and callers typed access to what it accepted, so it must
+never be narrower than its schema, and never rewrite a value: keywords that only
+constrain values (bounds, patterns, formats, conditionals) are left out, boolean schemas
+become "anything", and a `number` may also be an `int` (so big integers stay integers).
+Every model keeps the properties it does not declare (the renderer sets `extra="allow"`):
+where the schema closes an object, the schema check has already refused them.
+Enums and consts of structured values, which a `Literal` cannot spell, widen the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpgen.spec.json_schema import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+
+Json = Any
+
+# Keywords that constrain values without changing their Python type.
+_CONSTRAINTS = frozenset(
+    {
+        "pattern",
+        "patternProperties",
+        "format",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "contains",
+        "minContains",
+        "maxContains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "contentSchema",
+        "contentEncoding",
+        "contentMediaType",
+    }
+)
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def model_schema(schema: Json) -> Json:
+    """The schema as the model generator should see it (see the module's docstring)."""
+    if isinstance(schema, bool):
+        return {}
+    if not isinstance(schema, dict):
+        return schema
+    result: dict[str, Json] = {}
+    for key, value in schema.items():
+        if key in _CONSTRAINTS:
+            continue
+        if key in SCHEMA_MAPS and isinstance(value, dict):
+            result[key] = {name: model_schema(child) for name, child in value.items()}
+        elif key in SCHEMA_LISTS + ("items",) and isinstance(value, list):
+            result[key] = [model_schema(child) for child in value]
+        elif key in SCHEMA_VALUES:
+            result[key] = model_schema(value)
+        else:
+            result[key] = value
+    _widen_numbers(result)
+    if "enum" in result and not all(isinstance(v, _SCALARS) for v in result["enum"]):
+        del result["enum"]
+    if "const" in result and not isinstance(result["const"], _SCALARS):
+        del result["const"]
+    if not result.get("additionalProperties"):
+        # Closed, open or "anything": every model keeps undeclared properties (extra="allow").
+        result.pop("additionalProperties", None)
+    return result
+
+
+def _widen_numbers(schema: dict[str, Json]) -> None:
+    kind = schema.get("type")
+    if kind == "number":
+        schema["type"] = ["integer", "number"]
+    elif isinstance(kind, list) and "number" in kind and "integer" not in kind:
+        schema["type"] = ["integer", *kind]
