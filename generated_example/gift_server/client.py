@@ -99,7 +99,7 @@ class GiftServerClient:
     ) -> SuggestGiftsOutput:
         """Call tool `suggest_gifts`: Suggests gift ideas for a given occasion and budget."""
         arguments = SuggestGiftsInput.model_validate(
-            present(occasion=occasion, budget=budget, recipient=recipient)
+            {"occasion": occasion, "budget": budget, **present(recipient=recipient)}
         )
         result = await self.client.call_tool(
             "suggest_gifts", to_json(arguments), progress_callback=on_progress
@@ -111,12 +111,12 @@ class GiftServerClient:
         self,
         *,
         budget: int | float,
-        count: int | None = None,
+        count: int = 3,
         on_progress: ProgressFnT | None = None,
     ) -> list[int | float]:
         """Call tool `suggest_gift_cards`: Suggests gift card amounts that fit a budget."""
         arguments = SuggestGiftCardsInput.model_validate(
-            present(budget=budget, count=count)
+            {"budget": budget, "count": count}
         )
         result = await self.client.call_tool(
             "suggest_gift_cards", to_json(arguments), progress_callback=on_progress

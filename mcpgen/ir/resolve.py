@@ -54,8 +54,27 @@ def wrap_output(schema: dict[str, Json]) -> dict[str, Json]:
     return wrapped
 
 
-def is_object_schema(schema: dict[str, Json]) -> bool:
-    return schema.get("type") == "object"
+def object_root(schema: dict[str, Json], definitions: dict[str, Json]) -> str | None:
+    """How an output schema describes an object: "type" when it says `type: object`, "ref"
+    when it has no `type` and its `$ref` leads to an object; None when it is not an object."""
+    if schema.get("type") == "object":
+        return "type"
+    seen: set[str] = set()
+    current = schema
+    while "type" not in current and isinstance(current.get("$ref"), str) and current["$ref"] not in seen:
+        ref = current["$ref"]
+        seen.add(ref)
+        shared = ref_target(ref, DEFINITIONS_PREFIX)
+        own = ref_target(ref, LOCAL_PREFIX)
+        if shared is not None and ref == DEFINITIONS_PREFIX + shared:
+            current = definitions.get(shared, {})
+        elif own is not None and ref == LOCAL_PREFIX + own:
+            current = (schema.get("$defs") or {}).get(own, {})
+        else:
+            return None
+        if current.get("type") == "object":
+            return "ref"
+    return None
 
 
 class _Models:
@@ -135,8 +154,12 @@ def _tool(tool: Tool, spec: Spec, models: _Models) -> ToolIR:
     wrapped = False
     if tool.output_schema is not None:
         output_model = models.add(tool.output_schema, naming.tool_output_model(tool.name))
-        wrapped = not is_object_schema(tool.output_schema)
+        root = object_root(tool.output_schema, spec.definitions)
+        wrapped = root is None
         served = bundle(tool.output_schema, spec.definitions)
+        if root == "ref":
+            # The 2025-11-25 schema demands `type: object` at the root; the $ref says the same.
+            served = {"type": "object", **served}
         wire["outputSchema"] = wrap_output(served) if wrapped else served
     return ToolIR(tool.name, naming.tool_method(tool.name), input_model, output_model, wrapped, wire)
 

@@ -16,6 +16,7 @@ class Field:
     name: str
     annotation: str  # the value type, without Annotated[...] metadata
     required: bool
+    default: str | None  # the default as source text, when it is a plain literal
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,17 @@ def _root_type(node: ast.ClassDef) -> str | None:
     return None
 
 
+def _literal(value: ast.expr | None) -> str | None:
+    """The source of a default that is a plain literal (`3`, `"warm"`, `None`), else None."""
+    if value is None:
+        return None
+    try:
+        ast.literal_eval(value)
+    except ValueError:
+        return None
+    return ast.unparse(value)
+
+
 def index_models(source: str) -> ModelIndex:
     tree = ast.parse(source)
     models: dict[str, ModelInfo] = {}
@@ -75,6 +87,7 @@ def index_models(source: str) -> ModelIndex:
                     statement.target.id,
                     ast.unparse(_value_type(statement.annotation)),
                     statement.value is None,
+                    _literal(statement.value),
                 )
                 for statement in node.body
                 if isinstance(statement, ast.AnnAssign)

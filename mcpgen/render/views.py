@@ -39,10 +39,19 @@ class Parameter:
     name: str
     annotation: str
     required: bool
+    default: str | None = None  # the schema's default, as source; None: leave it out
 
     @property
     def declaration(self) -> str:
-        return f"{self.name}: {self.annotation}" + ("" if self.required else " = None")
+        if self.required:
+            return f"{self.name}: {self.annotation}"
+        return f"{self.name}: {self.annotation} = {self.default or 'None'}"
+
+    @property
+    def always_sent(self) -> bool:
+        """Required arguments are sent even when None (a nullable field); so are those with
+        a real default. Others are sent only when given (None means "leave it out")."""
+        return self.required or self.default not in (None, "None")
 
 
 @dataclass(frozen=True)
@@ -80,9 +89,10 @@ class PythonView:
         parameters = []
         for field in self.index.models[model].fields:
             annotation = field.annotation
-            if not field.required and not annotation.endswith("None"):
+            has_default = field.default not in (None, "None")
+            if not field.required and not has_default and not annotation.endswith("None"):
                 annotation += " | None"
-            parameters.append(Parameter(field.name, annotation, field.required))
+            parameters.append(Parameter(field.name, annotation, field.required, field.default))
         return sorted(parameters, key=lambda p: not p.required)
 
     def _add_annotations(self, imports: Imports, annotations: Iterable[str], models: str = ".models") -> None:
@@ -233,7 +243,10 @@ class PythonView:
         imports.add("mcp.shared.dispatcher", "ProgressFnT")
         if self.api.resource_templates:
             imports.add("mcp.shared.uri_template", "UriTemplate")
-        helpers = ["present", "to_json"]
+        helpers = ["to_json"]
+        optional = any(not p.always_sent for tool in self.api.tools for p in self.parameters(tool.input_model))
+        if optional or any(prompt.arguments for prompt in self.api.prompts):
+            helpers.append("present")
         if any(tool.output_model for tool in self.api.tools):
             helpers.append("structured_result")
         if any(tool.output_model is None for tool in self.api.tools):
@@ -262,7 +275,13 @@ class PythonView:
         return ClientMethod(signature, _summary(f"Call tool `{tool.name}`", tool.wire.get("description")))
 
     def client_tool_arguments(self, tool: ToolIR) -> str:
-        return ", ".join(f"{p.name}={p.name}" for p in self.parameters(tool.input_model))
+        """The arguments a client method sends, as a dict expression."""
+        parameters = self.parameters(tool.input_model)
+        items = [f"{python_literal(p.name)}: {p.name}" for p in parameters if p.always_sent]
+        optional = [f"{p.name}={p.name}" for p in parameters if not p.always_sent]
+        if optional:
+            items.append(f"**present({', '.join(optional)})")
+        return "{" + ", ".join(items) + "}"
 
     def client_resource(self, resource: ResourceIR) -> ClientMethod:
         variables = "".join(f", {variable.parameter}: str" for variable in resource.variables)

@@ -14,6 +14,6 @@ handler can do with its request; `content` builds content blocks; `validation`,
 generated typed client needs.
 
 The modules import one another relatively and depend only on `mcp`, `mcp_types`,
-`pydantic`, `jsonschema`, `anyio` and the standard library. `client` (what a
+`pydantic`, `jsonschema_rs`, `anyio` and the standard library. `client` (what a
 generated typed client needs) imports nothing of the server stack.
 """

@@ -9,7 +9,7 @@ import mcpgen.runtime
 
 RUNTIME = Path(mcpgen.runtime.__file__).parent
 MODULES = sorted(RUNTIME.glob("*.py"))
-ALLOWED = {"mcp", "mcp_types", "pydantic", "jsonschema", "anyio", "uvicorn"}
+ALLOWED = {"mcp", "mcp_types", "pydantic", "jsonschema_rs", "anyio", "uvicorn"}
 SERVER_SIDE = {"server", "serving", "tools", "resources", "prompts", "completions", "context"}
 
 

@@ -114,7 +114,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_simple_text`: Returns a simple text response."""
-        arguments = TestSimpleTextInput.model_validate(present())
+        arguments = TestSimpleTextInput.model_validate({})
         result = await self.client.call_tool(
             "test_simple_text", to_json(arguments), progress_callback=on_progress
         )
@@ -124,7 +124,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_image_content`: Returns an image."""
-        arguments = TestImageContentInput.model_validate(present())
+        arguments = TestImageContentInput.model_validate({})
         result = await self.client.call_tool(
             "test_image_content", to_json(arguments), progress_callback=on_progress
         )
@@ -134,7 +134,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_audio_content`: Returns an audio clip."""
-        arguments = TestAudioContentInput.model_validate(present())
+        arguments = TestAudioContentInput.model_validate({})
         result = await self.client.call_tool(
             "test_audio_content", to_json(arguments), progress_callback=on_progress
         )
@@ -144,7 +144,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_embedded_resource`: Returns an embedded resource."""
-        arguments = TestEmbeddedResourceInput.model_validate(present())
+        arguments = TestEmbeddedResourceInput.model_validate({})
         result = await self.client.call_tool(
             "test_embedded_resource", to_json(arguments), progress_callback=on_progress
         )
@@ -154,7 +154,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_multiple_content_types`: Returns text, an image and an embedded resource."""
-        arguments = TestMultipleContentTypesInput.model_validate(present())
+        arguments = TestMultipleContentTypesInput.model_validate({})
         result = await self.client.call_tool(
             "test_multiple_content_types",
             to_json(arguments),
@@ -166,7 +166,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_error_handling`: Always fails with a tool error."""
-        arguments = TestErrorHandlingInput.model_validate(present())
+        arguments = TestErrorHandlingInput.model_validate({})
         result = await self.client.call_tool(
             "test_error_handling", to_json(arguments), progress_callback=on_progress
         )
@@ -176,7 +176,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_progress`: Reports progress three times."""
-        arguments = TestToolWithProgressInput.model_validate(present())
+        arguments = TestToolWithProgressInput.model_validate({})
         result = await self.client.call_tool(
             "test_tool_with_progress", to_json(arguments), progress_callback=on_progress
         )
@@ -186,7 +186,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_logging`: Sends three log messages."""
-        arguments = TestToolWithLoggingInput.model_validate(present())
+        arguments = TestToolWithLoggingInput.model_validate({})
         result = await self.client.call_tool(
             "test_tool_with_logging", to_json(arguments), progress_callback=on_progress
         )
@@ -196,7 +196,7 @@ class McpgenConformanceClient:
         self, *, prompt: str, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_sampling`: Asks the client's model to answer a prompt."""
-        arguments = TestSamplingInput.model_validate(present(prompt=prompt))
+        arguments = TestSamplingInput.model_validate({"prompt": prompt})
         result = await self.client.call_tool(
             "test_sampling", to_json(arguments), progress_callback=on_progress
         )
@@ -206,7 +206,7 @@ class McpgenConformanceClient:
         self, *, message: str, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation`: Asks the user for a username and an email address."""
-        arguments = TestElicitationInput.model_validate(present(message=message))
+        arguments = TestElicitationInput.model_validate({"message": message})
         result = await self.client.call_tool(
             "test_elicitation", to_json(arguments), progress_callback=on_progress
         )
@@ -216,7 +216,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1034_defaults`: Asks the user with a form whose fields have defaults (SEP-1034)."""
-        arguments = TestElicitationSep1034DefaultsInput.model_validate(present())
+        arguments = TestElicitationSep1034DefaultsInput.model_validate({})
         result = await self.client.call_tool(
             "test_elicitation_sep1034_defaults",
             to_json(arguments),
@@ -228,7 +228,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1330_enums`: Asks the user with every kind of enum field (SEP-1330)."""
-        arguments = TestElicitationSep1330EnumsInput.model_validate(present())
+        arguments = TestElicitationSep1330EnumsInput.model_validate({})
         result = await self.client.call_tool(
             "test_elicitation_sep1330_enums",
             to_json(arguments),
@@ -248,13 +248,15 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `json_schema_2020_12_tool`: A tool whose input schema uses JSON Schema 2020-12 features, served verbatim."""
         arguments = JsonSchema202012ToolInput.model_validate(
-            present(
-                name=name,
-                address=address,
-                contactMethod=contactMethod,
-                phone=phone,
-                email=email,
-            )
+            {
+                **present(
+                    name=name,
+                    address=address,
+                    contactMethod=contactMethod,
+                    phone=phone,
+                    email=email,
+                )
+            }
         )
         result = await self.client.call_tool(
             "json_schema_2020_12_tool",
@@ -267,7 +269,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_elicitation`: Asks the user's name (input_required on 2026-07-28)."""
-        arguments = TestInputRequiredResultElicitationInput.model_validate(present())
+        arguments = TestInputRequiredResultElicitationInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_elicitation",
             to_json(arguments),
@@ -279,7 +281,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_sampling`: Asks the client's model a question."""
-        arguments = TestInputRequiredResultSamplingInput.model_validate(present())
+        arguments = TestInputRequiredResultSamplingInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_sampling",
             to_json(arguments),
@@ -291,7 +293,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_list_roots`: Asks the client for its roots."""
-        arguments = TestInputRequiredResultListRootsInput.model_validate(present())
+        arguments = TestInputRequiredResultListRootsInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_list_roots",
             to_json(arguments),
@@ -303,7 +305,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_request_state`: Asks for a confirmation, carrying request state."""
-        arguments = TestInputRequiredResultRequestStateInput.model_validate(present())
+        arguments = TestInputRequiredResultRequestStateInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_request_state",
             to_json(arguments),
@@ -315,7 +317,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_multiple_inputs`: Asks three things at once."""
-        arguments = TestInputRequiredResultMultipleInputsInput.model_validate(present())
+        arguments = TestInputRequiredResultMultipleInputsInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_multiple_inputs",
             to_json(arguments),
@@ -327,7 +329,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_multi_round`: Asks two questions, one round each."""
-        arguments = TestInputRequiredResultMultiRoundInput.model_validate(present())
+        arguments = TestInputRequiredResultMultiRoundInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_multi_round",
             to_json(arguments),
@@ -339,7 +341,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_tampered_state`: Asks for a confirmation; tampered request state is refused."""
-        arguments = TestInputRequiredResultTamperedStateInput.model_validate(present())
+        arguments = TestInputRequiredResultTamperedStateInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_tampered_state",
             to_json(arguments),
@@ -351,7 +353,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_capabilities`: Asks only what the client can answer."""
-        arguments = TestInputRequiredResultCapabilitiesInput.model_validate(present())
+        arguments = TestInputRequiredResultCapabilitiesInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_capabilities",
             to_json(arguments),
@@ -363,7 +365,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_missing_capability`: Needs the client's sampling capability."""
-        arguments = TestMissingCapabilityInput.model_validate(present())
+        arguments = TestMissingCapabilityInput.model_validate({})
         result = await self.client.call_tool(
             "test_missing_capability", to_json(arguments), progress_callback=on_progress
         )
@@ -373,7 +375,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_streaming_elicitation`: Asks the user a question."""
-        arguments = TestStreamingElicitationInput.model_validate(present())
+        arguments = TestStreamingElicitationInput.model_validate({})
         result = await self.client.call_tool(
             "test_streaming_elicitation",
             to_json(arguments),
@@ -385,7 +387,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_logging_tool`: Logs, where the client asked for logs."""
-        arguments = TestLoggingToolInput.model_validate(present())
+        arguments = TestLoggingToolInput.model_validate({})
         result = await self.client.call_tool(
             "test_logging_tool", to_json(arguments), progress_callback=on_progress
         )
@@ -395,7 +397,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_tool_change`: Announces that the tool list changed."""
-        arguments = TestTriggerToolChangeInput.model_validate(present())
+        arguments = TestTriggerToolChangeInput.model_validate({})
         result = await self.client.call_tool(
             "test_trigger_tool_change",
             to_json(arguments),
@@ -407,7 +409,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_prompt_change`: Announces that the prompt list changed."""
-        arguments = TestTriggerPromptChangeInput.model_validate(present())
+        arguments = TestTriggerPromptChangeInput.model_validate({})
         result = await self.client.call_tool(
             "test_trigger_prompt_change",
             to_json(arguments),
