@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
@@ -92,3 +92,9 @@ class GiftThankYouArguments(BaseModel):
         populate_by_name=True,
     )
     gift: Annotated[str, Field(description="The gift that was received.")]
+
+
+Occasion: TypeAlias = Annotated[
+    Literal["birthday", "wedding", "new_year", "anniversary"],
+    Field(description="What the gift is for."),
+]

@@ -116,6 +116,8 @@ class Api:
     prompts: tuple[PromptIR, ...]
     # Every model class to generate, by class name, as one JSON Schema `$defs` document.
     model_schemas: dict[str, Json]
+    # The model names of the shared definitions, each importable from the package by its name.
+    definition_models: tuple[str, ...]
     # Files the spec refers to, by path relative to the spec -> sha256; a rebuild must re-read them.
     inputs: dict[str, str]
     # What the spec declares on top of what its contents imply (listChanged, subscribe, logging).

@@ -323,6 +323,7 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
         resources=resources,
         prompts=prompts,
         model_schemas=models.schemas,
+        definition_models=tuple(models.definition_names.values()),
         inputs=dict(sorted(assets.hashes.items())),
         declared_capabilities=copy.deepcopy(server.capabilities),
         completions=completions,

@@ -7,9 +7,11 @@ import json
 import logging
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from mcpgen.ir.model import Api
 from mcpgen.render.imports import Imports
+from mcpgen.spec.json_schema import iter_refs
 
 
 class ModelRenderError(Exception):
@@ -18,31 +20,74 @@ class ModelRenderError(Exception):
 
 def render_models(api: Api, header: str) -> str:
     """The source of models.py, unformatted, with its imports in the order ruff expects."""
-    return _sorted_imports(generate_models(json.dumps({"$defs": api.model_schemas}), header))
+    source = generate_models(json.dumps({"$defs": api.model_schemas}), header)
+    imports = Imports()
+    aliases = _definition_aliases(api, source, imports)
+    return _sorted_imports(source, imports) + "".join(f"\n\n{alias}" for alias in aliases) + "\n"
 
 
-def _sorted_imports(source: str) -> str:
-    """The model generator puts `typing` and `pydantic` in one block; isort keeps the standard
-    library apart. The leading imports are re-printed by `Imports`."""
-    body = ast.parse(source).body
+def _leading_imports(tree: ast.Module) -> list[ast.ImportFrom]:
     leading = []
-    for node in body:
+    for node in tree.body:
         if not isinstance(node, ast.ImportFrom) or node.module is None or node.level:
             break
         leading.append(node)
-    if not leading:
-        return source
-    imports = Imports()
-    for node in leading:
+    return leading
+
+
+def _add_imports(imports: Imports, nodes: list[ast.ImportFrom]) -> None:
+    for node in nodes:
         names = (alias.name + (f" as {alias.asname}" if alias.asname else "") for alias in node.names)
         imports.add(node.module or "", *names)
+
+
+def _sorted_imports(source: str, imports: Imports) -> str:
+    """The model generator puts `typing` and `pydantic` in one block; isort keeps the standard
+    library apart. The leading imports, with `imports`, are re-printed by `Imports`."""
+    leading = _leading_imports(ast.parse(source))
+    if not leading:
+        return source
+    _add_imports(imports, leading)
     lines = source.split("\n")
     start, end = leading[0].lineno - 1, leading[-1].end_lineno or leading[-1].lineno
     return "\n".join([*lines[:start], imports.render(), *lines[end:]])
 
 
-def generate_models(document: str, header: str | None = None) -> str:
-    """datamodel-code-generator, once, on a JSON Schema document, with mcpgen's fixed options."""
+def _definition_aliases(api: Api, source: str, imports: Imports) -> list[str]:
+    """`Name: TypeAlias = ...` for each shared definition the models module has no class for.
+
+    Fields typed by a shared enum or alias read as the value type (`Literal[...]`), not as a
+    wrapper class; the definition itself stays importable by its name as a type alias."""
+    defined = {node.name for node in ast.parse(source).body if isinstance(node, ast.ClassDef)}
+    missing = [name for name in api.definition_models if name not in defined]
+    if not missing:
+        return []
+    needed: dict[str, Any] = {}
+    pending = list(missing)
+    while pending:
+        name = pending.pop()
+        if name in needed:
+            continue
+        needed[name] = api.model_schemas[name]
+        pending += [ref.rsplit("/", 1)[-1] for _, ref in iter_refs(needed[name]) if ref.startswith("#/$defs/")]
+    tree = ast.parse(generate_models(json.dumps({"$defs": needed}), aliases=True))
+    _add_imports(imports, [node for node in _leading_imports(tree) if node.module != "typing_extensions"])
+    imports.add("typing", "TypeAlias")
+    aliases = []
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id in missing
+        ):
+            aliases.append(f"{node.targets[0].id}: TypeAlias = {ast.unparse(node.value.args[1])}")
+    return aliases
+
+
+def generate_models(document: str, header: str | None = None, *, aliases: bool = False) -> str:
+    """datamodel-code-generator, once, on a JSON Schema document, with mcpgen's fixed options.
+    With `aliases`, schemas that are not objects become type aliases instead of collapsing."""
     from datamodel_code_generator import (
         InputFileType,
         LiteralType,
@@ -82,7 +127,8 @@ def generate_models(document: str, header: str | None = None) -> str:
                 use_union_operator=True,
                 enum_field_as_literal=LiteralType.All,
                 # A field typed by a shared enum or alias reads as its value type (Literal[...]), not a wrapper.
-                collapse_root_models=True,
+                collapse_root_models=not aliases,
+                use_type_alias=aliases,
                 # Formatting is ours (black, fixed settings); no formatter may read the user's pyproject.toml.
                 formatters=[],
                 # Undeclared properties the schema allows survive a round trip (see ir/model_schema.py).
@@ -92,4 +138,4 @@ def generate_models(document: str, header: str | None = None) -> str:
             raise ModelRenderError(str(exc)) from exc
     if not isinstance(source, str):
         raise ModelRenderError("datamodel-code-generator returned no module")
-    return source + "\n"
+    return source

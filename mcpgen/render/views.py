@@ -73,7 +73,10 @@ class PythonView:
 
     @property
     def model_names(self) -> list[str]:
-        return list(self.index.models)
+        """What the package exports from models.py: every class, and every shared definition
+        (those without a class of their own are type aliases)."""
+        aliases = [name for name in self.api.definition_models if name not in self.index.models]
+        return [*self.index.models, *(name for name in aliases if name in self.index.defined)]
 
     def public_type(self, model: str) -> str:
         """The type a handler returns and a client gets: the root value, or the model."""
