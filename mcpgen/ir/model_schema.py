@@ -7,7 +7,8 @@ constrain values (bounds, patterns, formats, conditionals) are left out, boolean
 become "anything", and a `number` may also be an `int` (so big integers stay integers).
 Every model keeps the properties it does not declare (the renderer sets `extra="allow"`):
 where the schema closes an object, the schema check has already refused them.
-Enums and consts of structured values, which a `Literal` cannot spell, widen the same way.
+Enums and consts that a `Literal` cannot spell faithfully (structured values, integral
+floats) widen the same way.
 """
 
 from __future__ import annotations
@@ -76,14 +77,22 @@ def model_schema(schema: Json) -> Json:
         else:
             result[key] = value
     _widen_numbers(result)
-    if "enum" in result and not all(isinstance(v, _SCALARS) for v in result["enum"]):
+    if "enum" in result and not all(_literal(value) for value in result["enum"]):
         del result["enum"]
-    if "const" in result and not isinstance(result["const"], _SCALARS):
+    if "const" in result and not _literal(result["const"]):
         del result["const"]
     if not result.get("additionalProperties"):
         # Closed, open or "anything": every model keeps undeclared properties (extra="allow").
         result.pop("additionalProperties", None)
     return result
+
+
+def _literal(value: Json) -> bool:
+    """Whether a `Literal[...]` keeps the value as sent: scalars, but not a float like 2.0,
+    which would turn the integer 2 (equal in JSON Schema) into 2.0."""
+    if isinstance(value, float):
+        return not value.is_integer()
+    return isinstance(value, _SCALARS)
 
 
 def _widen_numbers(schema: dict[str, Json]) -> None:
