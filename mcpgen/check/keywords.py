@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 import referencing
-from jsonschema import Draft202012Validator
+from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
@@ -65,14 +65,27 @@ def known_keywords(cls: type[Validator]) -> frozenset[str]:
     return frozenset(keywords)
 
 
+_DIALECTS: dict[type[Validator], str] = {Draft202012Validator: "2020-12", Draft7Validator: "draft-07"}
+
+
+def _other_dialect(key: str, cls: type[Validator]) -> str | None:
+    """A hint for a keyword of the other dialect mcpgen's users write (2020-12 or draft-07)."""
+    for other, name in _DIALECTS.items():
+        if other is not cls and key in known_keywords(other):
+            here = _DIALECTS.get(cls, "its dialect")
+            return f"'{key}' is a {name} keyword, and this schema is {here}"
+    return None
+
+
 def unknown_keywords(schema: dict[str, Any], path: JsonPath, source: SourceMap) -> Iterator[Diagnostic]:
     """A warning for each key of each (sub)schema that its dialect does not know, at the key."""
-    known = known_keywords(dialect(schema))
+    cls = dialect(schema)
+    known = known_keywords(cls)
     for at, subschema in iter_subschemas(schema, path):
         for key in subschema:
             if key in known or key.startswith(EXTENSION_PREFIX):
                 continue
-            hint = _FOREIGN.get(key) or did_you_mean(key, known)
+            hint = _FOREIGN.get(key) or _other_dialect(key, cls) or did_you_mean(key, known)
             yield source.warning(
                 at + (key,),
                 f"unknown JSON Schema keyword '{key}' is ignored",

@@ -122,7 +122,7 @@ def invalid_values(
             reason = _first_error(validator, value)
             if reason is None:
                 continue
-            what = f"{keyword} value" if keyword in ("enum", "examples") else keyword
+            what = {"enum": "enum value", "examples": "example"}.get(keyword, keyword)
             yield source.error(
                 at + where,
                 f"{what} {_shown(value)} is not valid under its own schema: {reason}",
