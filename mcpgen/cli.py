@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mcpgen import __version__, pipeline
-from mcpgen.diagnostics import SpecError
+from mcpgen.diagnostics import Diagnostic, SpecError, summary
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a bad spec, a stale output, or a file mcpgen refuses to overwrite
@@ -23,11 +23,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mcpgen {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    def with_strict(command: argparse.ArgumentParser) -> None:
+        command.add_argument(
+            "--strict", action="store_true", help="treat warnings as errors: exit 1 and write nothing"
+        )
+
     def with_output(command: argparse.ArgumentParser) -> None:
         command.add_argument("spec", type=Path, help="the spec file (YAML)")
         command.add_argument(
             "-o", "--output", type=Path, help="directory that receives the package (default: the spec's `output`)"
         )
+        with_strict(command)
 
     build_command = commands.add_parser("build", help="generate the package from a spec")
     with_output(build_command)
@@ -39,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     with_output(check_command)
     validate_command = commands.add_parser("validate", help="check a spec without generating anything")
     validate_command.add_argument("spec", type=Path, help="the spec file (YAML)")
+    with_strict(validate_command)
     init_command = commands.add_parser("init", help="start a new server project (never overwrites a file)")
     init_command.add_argument("directory", type=Path, nargs="?", default=Path("."), help="default: here")
     commands.add_parser("schema", help="print the JSON Schema of the spec format")
@@ -48,12 +55,23 @@ def _parser() -> argparse.ArgumentParser:
 def _report(error: SpecError) -> int:
     for diagnostic in error.diagnostics:
         print(diagnostic.render(), file=sys.stderr)
-    count = len(error.diagnostics)
-    print(f"{count} error{'s' if count != 1 else ''}", file=sys.stderr)
+    counts = summary(error.diagnostics)
+    if not any(diagnostic.is_error for diagnostic in error.diagnostics):
+        counts += " (--strict: warnings are errors)"
+    print(counts, file=sys.stderr)
     return EXIT_FAILED
 
 
+def _warn(warnings: Sequence[Diagnostic]) -> None:
+    """A good spec's warnings, once per run, before what the command prints."""
+    for warning in warnings:
+        print(warning.render(), file=sys.stderr)
+    if warnings:
+        print(summary(warnings), file=sys.stderr)
+
+
 def _write(result: pipeline.Build, force: bool) -> int:
+    _warn(result.warnings)
     plan = result.plan(force)
     if plan.conflicts:
         for conflict in plan.conflicts:
@@ -77,27 +95,28 @@ def _write(result: pipeline.Build, force: bool) -> int:
     return EXIT_OK
 
 
-def _build(spec: Path, output: Path | None, force: bool) -> int:
-    if not force:
-        directory = pipeline.fresh_package(spec, output)
-        if directory is not None:
-            print(f"{directory}: up to date")
-            return EXIT_OK
+def _build(spec: Path, output: Path | None, force: bool, strict: bool) -> int:
     try:
-        result = pipeline.build(spec, output)
+        if not force:
+            directory = pipeline.fresh_package(spec, output, strict)
+            if directory is not None:
+                print(f"{directory}: up to date")
+                return EXIT_OK
+        result = pipeline.build(spec, output, strict)
     except SpecError as error:
         return _report(error)
     return _write(result, force)
 
 
-def _check(spec: Path, output: Path | None) -> int:
+def _check(spec: Path, output: Path | None, strict: bool) -> int:
     from mcpgen.write.manifest import MANIFEST
     from mcpgen.write.plan import unified_diff
 
     try:
-        result = pipeline.build(spec, output)
+        result = pipeline.build(spec, output, strict)
     except SpecError as error:
         return _report(error)
+    _warn(result.warnings)
     plan = result.plan()
     if plan.up_to_date:
         print(f"{result.directory}: up to date")
@@ -113,7 +132,7 @@ def _check(spec: Path, output: Path | None) -> int:
     return EXIT_FAILED
 
 
-def _watch(spec: Path, output: Path | None, interval: float = 0.3) -> int:
+def _watch(spec: Path, output: Path | None, strict: bool, interval: float = 0.3) -> int:
     """Rebuild on every save. A broken spec prints its diagnostics and leaves the last good
     output in place (a failed build writes nothing)."""
     print(f"watching {spec} (Ctrl-C to stop)", flush=True)
@@ -130,7 +149,7 @@ def _watch(spec: Path, output: Path | None, interval: float = 0.3) -> int:
                 if current is None:
                     print(f"{spec}: missing; waiting for it", file=sys.stderr, flush=True)
                 else:
-                    _build(spec, output, force=False)
+                    _build(spec, output, force=False, strict=strict)
                     sys.stdout.flush()
                     sys.stderr.flush()
             time.sleep(interval)
@@ -176,13 +195,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _init(options.directory)
     if command == "validate":
         try:
-            pipeline.load_spec(options.spec)
+            warnings = pipeline.validate(options.spec, options.strict)
         except SpecError as error:
             return _report(error)
+        _warn(warnings)
         print(f"{options.spec}: ok")
         return EXIT_OK
     if command == "check":
-        return _check(options.spec, options.output)
+        return _check(options.spec, options.output, options.strict)
     if command == "watch" or options.watch:
-        return _watch(options.spec, options.output)
-    return _build(options.spec, options.output, options.force)
+        return _watch(options.spec, options.output, options.strict)
+    return _build(options.spec, options.output, options.force, options.strict)

@@ -1,10 +1,17 @@
-"""Diagnostics: every problem with a spec, reported as `file:line:col: error: message`."""
+"""Diagnostics: every problem with a spec, reported as `file:line:col: error: message`.
+
+A warning (`file:line:col: warning: message`) is legal but probably not meant, such as an
+unknown JSON Schema keyword; it fails nothing unless the run is `--strict`.
+"""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
 
 
 @dataclass(frozen=True, order=True)
@@ -19,16 +26,22 @@ class Diagnostic:
     position: Position
     message: str
     hint: str | None = None
+    severity: Severity = "error"
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
 
     def render(self) -> str:
-        text = f"{self.file}:{self.position.line}:{self.position.column}: error: {self.message}"
+        text = f"{self.file}:{self.position.line}:{self.position.column}: {self.severity}: {self.message}"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
 
 
 class SpecError(Exception):
-    """A spec that cannot be built; carries every problem found in one run."""
+    """A spec that cannot be built; carries every problem found in one run, its warnings too
+    (so that a run that fails prints each of them once)."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
         self.diagnostics = sorted(set(diagnostics), key=lambda d: (d.file, d.position, d.message))
@@ -39,3 +52,15 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """A 'did you mean' hint for a misspelt name, or None when nothing is close."""
     matches = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
     return f"did you mean '{matches[0]}'?" if matches else None
+
+
+def summary(diagnostics: Iterable[Diagnostic]) -> str:
+    """`2 errors, 1 warning`: the counts of a run's diagnostics, leaving out a zero count
+    (but never saying nothing: `0 errors` when there are none at all)."""
+    found = list(diagnostics)
+    errors = sum(1 for d in found if d.is_error)
+    warnings = len(found) - errors
+    parts = [f"{errors} error{'s' if errors != 1 else ''}"] if errors or not warnings else []
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return ", ".join(parts)

@@ -3,11 +3,16 @@
 The CLI calls these functions and prints what they return. Heavy stages (the checker,
 the model generator, the formatter) are imported only when a build really renders, so
 the no-op rebuild stays fast.
+
+The policy on warnings lives here: a spec with errors raises SpecError (carrying its
+warnings too), and so does one with warnings under `strict`; otherwise its warnings are
+returned beside the result, for the CLI to print.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,17 +46,18 @@ def read_spec(path: Path) -> tuple[Spec, bytes, list[Diagnostic]]:
     return build_spec(data, source, path), raw, problems
 
 
-def load_spec(path: Path) -> tuple[Spec, bytes]:
-    """The checked spec at `path` and its exact bytes; SpecError lists every problem."""
+def load_spec(path: Path, strict: bool = False) -> tuple[Spec, bytes, list[Diagnostic]]:
+    """The checked spec at `path`, its exact bytes and its warnings. SpecError lists every
+    problem when there are errors, or warnings under `strict`."""
     from mcpgen.check import check_semantics
     from mcpgen.ir.names import check_names
 
     spec, raw, problems = read_spec(path)
     problems += check_semantics(spec)
     problems += check_names(spec)
-    if problems:
+    if any(problem.is_error or strict for problem in problems):
         raise SpecError(problems)
-    return spec, raw
+    return spec, raw, sorted(set(problems), key=lambda d: (d.file, d.position, d.message))
 
 
 def package_directory(spec: Spec, output: Path | None = None) -> Path:
@@ -65,6 +71,7 @@ class Build:
     directory: Path  # the package directory
     files: dict[str, bytes]
     manifest: bytes
+    warnings: tuple[Diagnostic, ...] = ()  # the spec's, for the caller to print
 
     def plan(self, force: bool = False) -> Plan:
         from mcpgen.write.plan import plan_write
@@ -72,27 +79,62 @@ class Build:
         return plan_write(self.directory, self.files, self.manifest, force)
 
 
-def build(spec_path: Path, output: Path | None = None) -> Build:
-    """Render everything in memory; nothing is written. Raises SpecError for a bad spec."""
+def build(spec_path: Path, output: Path | None = None, strict: bool = False) -> Build:
+    """Render everything in memory; nothing is written. Raises SpecError for a bad spec
+    (or, under `strict`, for one with warnings)."""
     from mcpgen.ir.resolve import resolve
     from mcpgen.render.models import ModelRenderError
     from mcpgen.render.package import render_package
     from mcpgen.write.manifest import manifest_text
 
-    spec, raw = load_spec(spec_path)
+    spec, raw, warnings = load_spec(spec_path, strict)
     api = resolve(spec, raw)
     try:
         files = render_package(api)
     except ModelRenderError as exc:
-        message = f"cannot generate models from the spec's schemas: {exc}"
-        raise SpecError([Diagnostic(str(spec_path), Position(1, 1), message)]) from None
+        raise SpecError([*_model_diagnostics(spec, api, str(exc)), *warnings]) from None
     manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, files)
-    return Build(api, package_directory(spec, output), files, manifest)
+    return Build(api, package_directory(spec, output), files, manifest, tuple(warnings))
 
 
-def fresh_package(spec_path: Path, output: Path | None = None) -> Path | None:
+def validate(spec_path: Path, strict: bool = False) -> list[Diagnostic]:
+    """What `mcpgen validate` runs: every check, and a build in memory, so that a spec that
+    validates also builds. Returns the warnings; raises SpecError as `build` does."""
+    return list(build(spec_path, strict=strict).warnings)
+
+
+_MODEL_HINT = "the model generator (datamodel-code-generator) cannot turn this schema into Python classes; simplify it"
+
+
+def _model_diagnostics(spec: Spec, api: Api, message: str) -> list[Diagnostic]:
+    """The model generator's failure, at the schemas that cause it."""
+    from mcpgen.check.paths import label
+    from mcpgen.render.model_errors import failing_models
+
+    sources = api.model_sources
+
+    def spelled(text: str) -> str:  # `#/$defs/SuggestGiftsInput` as the spec's `tools.suggest_gifts.inputSchema`
+        return re.sub(
+            r"#/\$defs/([A-Za-z_][A-Za-z0-9_]*)",
+            lambda match: label(sources[match[1]]) if match[1] in sources else match[0],
+            text,
+        )
+
+    failing = failing_models(api)
+    return [
+        spec.source.error(
+            sources[name], f"cannot generate a Python model for {label(sources[name])}: {spelled(reason)}", _MODEL_HINT
+        )
+        for name, reason in failing.items()
+        if name in sources
+    ] or [Diagnostic(str(spec.file), Position(1, 1), f"cannot generate models from the spec's schemas: {message}")]
+
+
+def fresh_package(spec_path: Path, output: Path | None = None, strict: bool = False) -> Path | None:
     """The package directory if it is exactly what this generator would write from this
-    spec, untouched since; then a build need not render at all. None otherwise."""
+    spec, untouched since; then a build need not render at all. None otherwise. Under
+    `strict` a fresh package's spec is checked again (raising SpecError for a warning),
+    since it may have been built without `strict`; still without rendering."""
     from mcpgen.write.manifest import is_fresh
 
     try:
@@ -103,7 +145,11 @@ def fresh_package(spec_path: Path, output: Path | None = None) -> Path | None:
     if problems:
         return None
     directory = package_directory(build_spec(data, source, spec_path), output)
-    return directory if is_fresh(directory, spec_path, raw) else None
+    if not is_fresh(directory, spec_path, raw):
+        return None
+    if strict:
+        load_spec(spec_path, strict=True)
+    return directory
 
 
 @dataclass(frozen=True)

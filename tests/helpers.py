@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from mcpgen.diagnostics import Diagnostic, SpecError
-from mcpgen.pipeline import Build, build, load_spec
+from mcpgen.pipeline import Build, build, load_spec, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 GIFT_SPEC = ROOT / "specs" / "gift_server.yaml"
@@ -71,6 +71,18 @@ def spec_diagnostics(path: Path) -> list[Diagnostic]:
         load_spec(path)
     found = caught.value.diagnostics
     assert found, "a SpecError must carry at least one diagnostic"
+    assert all(d.file == str(path) for d in found)
+    return found
+
+
+def validate_diagnostics(path: Path) -> list[Diagnostic]:
+    """What `mcpgen validate` reports for a spec that it fails or warns about: the errors
+    and warnings of a failure, or the warnings of a spec that passes."""
+    try:
+        found = validate(path)
+    except SpecError as error:
+        found = error.diagnostics
+    assert found, "the spec neither fails nor warns"
     assert all(d.file == str(path) for d in found)
     return found
 

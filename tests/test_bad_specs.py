@@ -1,12 +1,13 @@
 """Bad specs, and exactly what mcpgen says about them, kept as data in tests/bad_specs/.
 
 A case is a spec `tests/bad_specs/<topic>/<case>.yaml` with its expected diagnostics beside
-it in `<case>.expected`: the `file:line:col: error: message` lines, each followed by its
-`  hint: ...` line when it has one, exactly as `mcpgen validate` prints them (without the
-closing "N errors" count), the file named relative to tests/bad_specs. A case that needs
-files beside its spec (say, for `file:`) is a folder `<topic>/<case>/` holding `spec.yaml`,
-`spec.expected` and those files (which must not end in `.yaml`). Every case goes through
-`mcpgen.pipeline.load_spec`, must fail, and must give exactly the expected lines.
+it in `<case>.expected`: the `file:line:col: error: message` (or `warning:`) lines, each
+followed by its `  hint: ...` line when it has one, exactly as `mcpgen validate` prints them
+(without the closing "N errors" count), the file named relative to tests/bad_specs. A case
+that needs files beside its spec (say, for `file:`) is a folder `<topic>/<case>/` holding
+`spec.yaml`, `spec.expected` and those files (which must not end in `.yaml`). Every case
+goes through `mcpgen.pipeline.validate`, must fail or warn, and must give exactly the
+expected lines.
 
 To add a case, write its `.yaml` and run the command below: it writes the `.expected` file.
 When messages change on purpose, the same command rewrites every `.expected` file from what
@@ -24,7 +25,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import spec_diagnostics
+from helpers import validate_diagnostics
 
 BAD_SPECS = Path(__file__).resolve().parent / "bad_specs"
 UPDATE = os.environ.get("MCPGEN_UPDATE_EXPECTED") == "1"
@@ -34,7 +35,7 @@ CASES = sorted(path.relative_to(BAD_SPECS).with_suffix("").as_posix() for path i
 def what_mcpgen_says(case: str) -> str:
     """The rendered diagnostics of a case, one per line (a hint takes a line of its own);
     run with tests/bad_specs as the working directory, so that file names are relative."""
-    return "".join(diagnostic.render() + "\n" for diagnostic in spec_diagnostics(Path(f"{case}.yaml")))
+    return "".join(diagnostic.render() + "\n" for diagnostic in validate_diagnostics(Path(f"{case}.yaml")))
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -54,5 +55,6 @@ def test_every_expected_file_has_its_spec() -> None:
 
 
 def test_no_case_went_missing() -> None:
-    # 75 cases came from test_diagnostics.py and 9 were added; add more, lose none.
-    assert len(CASES) >= 84
+    # 75 cases came from test_diagnostics.py, 9 were added, then 24 for the schema checks
+    # (keywords, regex, values, required, cycles, models); add more, lose none.
+    assert len(CASES) >= 108

@@ -44,14 +44,15 @@ def only(directory: Path, text: str) -> Diagnostic:
 
 
 def test_the_minimal_spec_is_valid(tmp_path: Path) -> None:
-    spec, raw = load_spec(write_spec(tmp_path, ONE_TOOL))
+    spec, raw, warnings = load_spec(write_spec(tmp_path, ONE_TOOL))
     assert [tool.name for tool in spec.tools] == ["t"]
     assert raw == ONE_TOOL.encode()
+    assert warnings == []
 
 
-def test_the_gift_server_example_is_valid() -> None:
-    spec, _ = load_spec(GIFT_SPEC)
-    assert spec.server.name == "gift-server"
+def test_the_gift_server_example_is_valid_without_warnings() -> None:
+    spec, _, warnings = load_spec(GIFT_SPEC, strict=True)
+    assert spec.server.name == "gift-server" and warnings == []
 
 
 def test_render_is_file_line_col_error_message_then_the_hint() -> None:
@@ -91,7 +92,7 @@ def test_a_quoted_format_version_gets_a_useful_hint(tmp_path: Path) -> None:
 
 
 def test_type_inside_an_unknown_keyword_is_not_checked(tmp_path: Path) -> None:
-    spec, _ = load_spec(
+    spec, _, _ = load_spec(
         write_spec(tmp_path, ONE_TOOL.replace("{type: object}", "{type: object, x-kind: {type: whatever}}"))
     )
     assert spec.tools[0].input_schema["x-kind"] == {"type": "whatever"}
@@ -114,7 +115,7 @@ tools:
 
 
 def test_a_good_ref_is_accepted(tmp_path: Path) -> None:
-    spec, _ = load_spec(write_spec(tmp_path, REF_SPEC.format(ref="#/definitions/Occasion")))
+    spec, _, _ = load_spec(write_spec(tmp_path, REF_SPEC.format(ref="#/definitions/Occasion")))
     assert "Occasion" in spec.definitions
 
 
@@ -123,7 +124,7 @@ def test_a_good_ref_is_accepted(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["a" * 64, "get.x-y_Z9", "x"])
 def test_tool_names_inside_the_mcp_pattern(tmp_path: Path, name: str) -> None:
-    spec, _ = load_spec(write_spec(tmp_path, ONE_TOOL.replace("  t:", f"  {name}:")))
+    spec, _, _ = load_spec(write_spec(tmp_path, ONE_TOOL.replace("  t:", f"  {name}:")))
     assert [tool.name for tool in spec.tools] == [name]
 
 
@@ -134,12 +135,12 @@ def test_tool_names_inside_the_mcp_pattern(tmp_path: Path, name: str) -> None:
 def test_json_mime_types_allow_a_schema(tmp_path: Path, mime: str) -> None:
     text = 'mcpgen: 1\nserver: {name: s, version: "1"}\nresources:\n  r:\n    uri: data://r\n'
     text += f"    mimeType: {mime}\n    schema: {{type: object}}\n"
-    spec, _ = load_spec(write_spec(tmp_path, text))
+    spec, _, _ = load_spec(write_spec(tmp_path, text))
     assert spec.resources[0].schema == {"type": "object"}
 
 
 def test_a_widget_link_to_a_declared_resource_is_fine(tmp_path: Path) -> None:
-    spec, _ = load_spec(
+    spec, _, _ = load_spec(
         write_spec(
             tmp_path,
             ONE_TOOL
@@ -166,7 +167,7 @@ prompts:
 
 
 def test_a_good_prompt_template(tmp_path: Path) -> None:
-    spec, _ = load_spec(write_spec(tmp_path, PROMPT_SPEC.format(text="A card for {{occasion}} and {{ occasion }}")))
+    spec, _, _ = load_spec(write_spec(tmp_path, PROMPT_SPEC.format(text="A card for {{occasion}} and {{ occasion }}")))
     assert spec.prompts[0].messages is not None
 
 

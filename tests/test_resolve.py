@@ -12,7 +12,7 @@ from mcpgen.spec.json_schema import bundle
 
 
 def _api(path: Path):  # type: ignore[no-untyped-def]
-    spec, raw = load_spec(path)
+    spec, raw, _ = load_spec(path)
     return resolve(spec, raw)
 
 

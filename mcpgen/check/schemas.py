@@ -1,4 +1,6 @@
-"""JSON Schemas inside a spec: valid under their metaschema, with `$ref`s that point somewhere."""
+"""JSON Schemas inside a spec: valid under their metaschema, with `$ref`s that point somewhere,
+keywords that mean something, regexes that compile, values their own schema accepts, and no
+`$ref` cycle that would never end."""
 
 from __future__ import annotations
 
@@ -9,7 +11,14 @@ import jsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 
+from mcpgen.check.keywords import unknown_keywords
 from mcpgen.check.paths import label as _label
+from mcpgen.check.schema_cycles import ref_cycles
+from mcpgen.check.schema_values import (
+    bad_regexes,
+    invalid_values,
+    unsatisfiable_required,
+)
 from mcpgen.diagnostics import Diagnostic, did_you_mean
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
@@ -106,6 +115,12 @@ def spec_schemas(spec: Spec) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
 
 
 def check_schemas(spec: Spec) -> Iterator[Diagnostic]:
-    for path, schema in spec_schemas(spec):
+    roots = list(spec_schemas(spec))
+    for path, schema in roots:
         yield from check_schema(schema, path, spec.source)
         yield from _check_refs(schema, path, spec)
+        yield from bad_regexes(schema, path, spec.source)
+        yield from unknown_keywords(schema, path, spec.source)
+        yield from unsatisfiable_required(schema, path, spec.source)
+        yield from invalid_values(schema, path, spec.source, spec.definitions)
+    yield from ref_cycles(roots, spec.source)

@@ -6,8 +6,10 @@ so every renderer reads the same facts and none of them reads the spec.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from mcpgen.spec.source import JsonPath
 
 Json = Any
 
@@ -124,6 +126,8 @@ class Api:
     declared_capabilities: dict[str, Json]
     # Completion values, (ref type, prompt name | template) -> argument -> values; None: no completion.
     completions: dict[tuple[str, str], dict[str, list[str]]] | None
+    # Where the spec writes each model's schema, by class name (for diagnostics of the model generator).
+    model_sources: dict[str, JsonPath] = field(default_factory=dict)
 
     @property
     def static_resources(self) -> tuple[ResourceIR, ...]:

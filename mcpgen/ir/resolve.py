@@ -33,6 +33,7 @@ from mcpgen.spec.json_schema import (
 )
 from mcpgen.spec.model import Json, Prompt, PromptMessage, Resource, Spec, Tool
 from mcpgen.spec.prompt_templates import compile_template
+from mcpgen.spec.source import JsonPath
 from mcpgen.spec.uri_templates import template_variables
 
 # Keywords that would change how a model generator resolves refs in the combined document.
@@ -83,12 +84,13 @@ class _Models:
     def __init__(self, spec: Spec) -> None:
         self.definition_names = {name: naming.definition_model(name) for name in spec.definitions}
         self.schemas: dict[str, Json] = {}
+        self.sources: dict[str, JsonPath] = {}  # model -> where the spec writes its schema
         for name, definition in spec.definitions.items():
-            self.add(definition, self.definition_names[name])
+            self.add(definition, self.definition_names[name], ("definitions", name))
 
-    def add(self, schema: dict[str, Json], owner: str) -> str:
+    def add(self, schema: dict[str, Json], owner: str, source: JsonPath) -> str:
         """The schema under `owner`, its own `$defs` hoisted under owner-qualified names, and
-        refs rewritten to match."""
+        refs rewritten to match. `source` is where the spec writes it."""
         local = schema.get("$defs") or {}
         local_names = {name: owner + naming.pascal(name) for name in local}
 
@@ -103,8 +105,10 @@ class _Models:
 
         body = {key: value for key, value in schema.items() if key not in _DOCUMENT_KEYWORDS and key != "$defs"}
         self.schemas[owner] = model_schema(rewrite_refs(body, rewrite))
+        self.sources[owner] = source
         for name, definition in local.items():
             self.schemas[local_names[name]] = model_schema(rewrite_refs(definition, rewrite))
+            self.sources[local_names[name]] = source + ("$defs", name)
         return owner
 
 
@@ -148,12 +152,12 @@ def _b64(data: bytes) -> str:
 
 
 def _tool(tool: Tool, spec: Spec, models: _Models) -> ToolIR:
-    input_model = models.add(tool.input_schema, naming.tool_input_model(tool.name))
+    input_model = models.add(tool.input_schema, naming.tool_input_model(tool.name), tool.path + ("inputSchema",))
     wire: dict[str, Json] = {"name": tool.name, **tool.served, "inputSchema": bundle(tool.input_schema, spec.definitions)}
     output_model = None
     wrapped = False
     if tool.output_schema is not None:
-        output_model = models.add(tool.output_schema, naming.tool_output_model(tool.name))
+        output_model = models.add(tool.output_schema, naming.tool_output_model(tool.name), tool.path + ("outputSchema",))
         root = object_root(tool.output_schema, spec.definitions)
         wrapped = root is None
         served = bundle(tool.output_schema, spec.definitions)
@@ -182,7 +186,7 @@ def _resource(resource: Resource, spec: Spec, models: _Models, assets: _Assets) 
     content_schema = None
     if resource.schema is not None:
         content_schema = bundle(resource.schema, spec.definitions)
-        content_model = models.add(resource.schema, naming.resource_content_model(resource.name))
+        content_model = models.add(resource.schema, naming.resource_content_model(resource.name), resource.path + ("schema",))
     variables: tuple[TemplateVariable, ...] = ()
     if resource.uri_template is not None:
         variables = tuple(
@@ -242,7 +246,9 @@ def _arguments_schema(prompt: Prompt) -> dict[str, Json]:
 def _prompt(prompt: Prompt, models: _Models, assets: _Assets) -> PromptIR:
     arguments_model = None
     if prompt.arguments:
-        arguments_model = models.add(_arguments_schema(prompt), naming.prompt_arguments_model(prompt.name))
+        arguments_model = models.add(
+            _arguments_schema(prompt), naming.prompt_arguments_model(prompt.name), prompt.path + ("arguments",)
+        )
     messages = None
     if prompt.messages is not None:
         messages = tuple(
@@ -324,6 +330,7 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
         prompts=prompts,
         model_schemas=models.schemas,
         definition_models=tuple(models.definition_names.values()),
+        model_sources=models.sources,
         inputs=dict(sorted(assets.hashes.items())),
         declared_capabilities=copy.deepcopy(server.capabilities),
         completions=completions,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -34,16 +35,41 @@ def render_schema_json(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+def _documented(schema: Any) -> dict[str, Any]:
+    """A schema as SCHEMA.md reads it: a boolean schema as the mapping that means the same
+    (`true` is `{}`, anything; `false` is `{"not": {}}`, nothing)."""
+    if isinstance(schema, dict):
+        return schema
+    return {} if schema is True else {"not": {}}
+
+
+def _documented_properties(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema whose boolean property schemas read as mappings, for the arguments table."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or all(isinstance(prop, dict) for prop in properties.values()):
+        return schema
+    return {**schema, "properties": {name: _documented(prop) for name, prop in properties.items()}}
+
+
+def _documented_api(api: Api) -> Api:
+    """The API with each tool's input schema as SCHEMA.md reads it (it never prints it whole)."""
+    tools = tuple(
+        dataclasses.replace(tool, wire={**tool.wire, "inputSchema": _documented_properties(tool.input_schema)})
+        for tool in api.tools
+    )
+    return dataclasses.replace(api, tools=tools)
+
+
 def _example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     """Arguments for an example call: required properties, from examples, defaults or enums."""
     example: dict[str, Any] = {}
     properties = schema.get("properties") or {}
     defs = schema.get("$defs") or {}
     for name in schema.get("required") or []:
-        prop = properties.get(name) or {}
+        prop = _documented(properties.get(name, True))
         ref = prop.get("$ref", "")
-        if ref.startswith("#/$defs/"):
-            prop = defs.get(ref.split("/")[-1], prop)
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            prop = _documented(defs.get(ref.split("/")[-1], prop))
         if "examples" in prop and prop["examples"]:
             example[name] = prop["examples"][0]
         elif "default" in prop:
@@ -64,15 +90,21 @@ def _example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     return example
 
 
-def _type_of(prop: dict[str, Any]) -> str:
+def _type_of(prop: Any) -> str:
+    """A schema's type in a few words, for a Markdown table cell (which `_cell` escapes)."""
+    if isinstance(prop, list):  # draft-07 tuple `items`
+        return "[" + ", ".join(_type_of(item) for item in prop) + "]"
+    prop = _documented(prop)
+    if prop.get("not") == {}:
+        return "nothing"
     if "$ref" in prop:
-        return str(prop["$ref"]).split("/")[-1]
-    if "enum" in prop:
-        return " \\| ".join(json.dumps(value) for value in prop["enum"])
+        return "this schema" if prop["$ref"] == "#" else str(prop["$ref"]).split("/")[-1]
+    if isinstance(prop.get("enum"), list):
+        return " | ".join(json.dumps(value) for value in prop["enum"])
     kind = prop.get("type", "any")
     if kind == "array":
-        return f"array of {_type_of(prop.get('items') or {})}"
-    return " \\| ".join(kind) if isinstance(kind, list) else str(kind)
+        return f"array of {_type_of(prop.get('items', True))}"
+    return " | ".join(map(str, kind)) if isinstance(kind, list) else str(kind)
 
 
 def _cell(text: Any) -> str:
@@ -82,7 +114,7 @@ def _cell(text: Any) -> str:
 def render_schema_markdown(api: Api, document: dict[str, Any], view: PythonView) -> str:
     return render_template(
         "SCHEMA.md.jinja",
-        api=api,
+        api=_documented_api(api),
         view=view,
         document=document,
         example_arguments=_example_arguments,

@@ -117,6 +117,10 @@ class SourceMap:
         position = self.value(path) if at_value else self.key(path)
         return Diagnostic(self.file, position, message, hint)
 
+    def warning(self, path: JsonPath, message: str, hint: str | None = None, *, at_value: bool = False) -> Diagnostic:
+        position = self.value(path) if at_value else self.key(path)
+        return Diagnostic(self.file, position, message, hint, "warning")
+
 
 def _position(mark: yaml.Mark) -> Position:
     return Position(mark.line + 1, mark.column + 1)
