@@ -21,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.uri_template import UriTemplate
 
-from ._runtime.client import present, resource_value, structured_result, to_json
+from ._runtime import client as _client
 from .models import (
     Gift,
     GiftCatalogContent,
@@ -99,12 +99,16 @@ class GiftServerClient:
     ) -> SuggestGiftsOutput:
         """Call tool `suggest_gifts`: Suggests gift ideas for a given occasion and budget."""
         arguments = SuggestGiftsInput.model_validate(
-            {"occasion": occasion, "budget": budget, **present(recipient=recipient)}
+            {
+                "occasion": occasion,
+                "budget": budget,
+                **_client.present({"recipient": recipient}),
+            }
         )
         result = await self.client.call_tool(
-            "suggest_gifts", to_json(arguments), progress_callback=on_progress
+            "suggest_gifts", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("suggest_gifts", result, wrapped=False)
+        value = _client.structured_result("suggest_gifts", result, wrapped=False)
         return SuggestGiftsOutput.model_validate(value)
 
     async def suggest_gift_cards(
@@ -119,42 +123,44 @@ class GiftServerClient:
             {"budget": budget, "count": count}
         )
         result = await self.client.call_tool(
-            "suggest_gift_cards", to_json(arguments), progress_callback=on_progress
+            "suggest_gift_cards",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        value = structured_result("suggest_gift_cards", result, wrapped=True)
+        value = _client.structured_result("suggest_gift_cards", result, wrapped=True)
         return SuggestGiftCardsOutput.model_validate(value).root
 
     async def read_gift_catalog(self) -> GiftCatalogContent:
         """Read `mcp://gift-server/resources/gift_catalog`: Every gift the server can suggest."""
         uri = "mcp://gift-server/resources/gift_catalog"
         result = await self.client.read_resource(uri)
-        value: GiftCatalogContent = resource_value(result, GiftCatalogContent)
+        value: GiftCatalogContent = _client.resource_value(result, GiftCatalogContent)
         return value
 
     async def read_gift(self, *, id: str) -> Gift:
         """Read `gifts://{id}`: A gift from the catalog, by id."""
         uri = UriTemplate.parse("gifts://{id}").expand({"id": id})
         result = await self.client.read_resource(uri)
-        value: GiftContent = resource_value(result, GiftContent)
+        value: GiftContent = _client.resource_value(result, GiftContent)
         return value.root
 
     async def read_gifts_widget(self) -> str | bytes:
         """Read `ui://widget/gifts.html`: Renders suggest_gifts results as cards."""
         uri = "ui://widget/gifts.html"
         result = await self.client.read_resource(uri)
-        value: str | bytes = resource_value(result, None)
+        value: str | bytes = _client.resource_value(result, None)
         return value
 
     async def get_gift_congrats_style(
         self, *, occasion: str, tone: str | None = None
     ) -> types.GetPromptResult:
         """Get prompt `gift_congrats_style`: Writes a greeting to go with a gift."""
-        arguments = present(**{"occasion": occasion, "tone": tone})
+        arguments = _client.present({"occasion": occasion, "tone": tone})
         return await self.client.get_prompt("gift_congrats_style", arguments)
 
     async def get_gift_thank_you(self, *, gift: str) -> types.GetPromptResult:
         """Get prompt `gift_thank_you`: A thank-you note for a gift received, written by the server's own logic."""
-        arguments = present(**{"gift": gift})
+        arguments = _client.present({"gift": gift})
         return await self.client.get_prompt("gift_thank_you", arguments)
 
     async def complete_prompt_gift_congrats_style(

@@ -61,26 +61,7 @@ def check_names(spec: Spec) -> list[Diagnostic]:
     # Two tools that clash as methods clash as models too; say it once.
     reported = {diagnostic.position for diagnostic in method_clashes}
     problems += [d for d in _unique(models, "model class", source) if d.position not in reported]
-    problems += _client_arguments(spec)
     return problems
-
-
-# A client tool method takes the input schema's properties as keyword arguments, beside its
-# own parameters and the helpers its body calls (templates/client.py.jinja).
-CLIENT_METHOD_NAMES = ("self", "on_progress", "present", "to_json", "structured_result", "tool_content")
-
-
-def _client_arguments(spec: Spec) -> Iterator[Diagnostic]:
-    for tool in spec.tools:
-        properties = tool.input_schema.get("properties")
-        for name in properties if isinstance(properties, dict) else ():
-            if name in CLIENT_METHOD_NAMES:
-                yield spec.source.error(
-                    tool.path + ("inputSchema", "properties", name),
-                    f"property '{name}' of tool '{tool.name}' would clash with the '{name}' of the generated "
-                    "client's method, which takes the properties as keyword arguments",
-                    "rename the property",
-                )
 
 
 def _template_parameters(spec: Spec, template: str | None, path: JsonPath) -> Iterator[Diagnostic]:

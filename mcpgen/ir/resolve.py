@@ -101,7 +101,9 @@ class _Models:
             own = ref_target(ref, LOCAL_PREFIX)
             if own is not None:
                 return LOCAL_PREFIX + local_names[own] + ref[len(LOCAL_PREFIX) + len(own) :]
-            return LOCAL_PREFIX + owner if ref == "#" else ref
+            if ref == "#" or ref.startswith("#/"):
+                return LOCAL_PREFIX + owner + ref[1:]  # a pointer into this very schema
+            return ref
 
         body = {key: value for key, value in schema.items() if key not in _DOCUMENT_KEYWORDS and key != "$defs"}
         self.schemas[owner] = model_schema(rewrite_refs(body, rewrite))

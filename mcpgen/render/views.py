@@ -6,6 +6,7 @@ computed here, from the IR and from the models module as the model generator wro
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -34,18 +35,27 @@ RUNTIME_EXPORTS = {
 }
 
 
+# Names a generated client method uses besides its keyword arguments.
+_CLIENT_METHOD_NAMES = frozenset({"self", "on_progress", "arguments", "result", "value", "uri", "reference"})
+
+
 @dataclass(frozen=True)
 class Parameter:
-    name: str
+    name: str  # the model's field
     annotation: str
     required: bool
     default: str | None = None  # the schema's default, as source; None: leave it out
+    parameter: str | None = None  # the keyword argument, where it differs from the field
+
+    @property
+    def variable(self) -> str:
+        return self.parameter or self.name
 
     @property
     def declaration(self) -> str:
         if self.required:
-            return f"{self.name}: {self.annotation}"
-        return f"{self.name}: {self.annotation} = {self.default or 'None'}"
+            return f"{self.variable}: {self.annotation}"
+        return f"{self.variable}: {self.annotation} = {self.default or 'None'}"
 
     @property
     def always_sent(self) -> bool:
@@ -246,21 +256,13 @@ class PythonView:
         imports.add("mcp.shared.dispatcher", "ProgressFnT")
         if self.api.resource_templates:
             imports.add("mcp.shared.uri_template", "UriTemplate")
-        helpers = ["to_json"]
-        optional = any(not p.always_sent for tool in self.api.tools for p in self.parameters(tool.input_model))
-        if optional or any(prompt.arguments for prompt in self.api.prompts):
-            helpers.append("present")
-        if any(tool.output_model for tool in self.api.tools):
-            helpers.append("structured_result")
-        if any(tool.output_model is None for tool in self.api.tools):
-            helpers.append("tool_content")
-        if self.api.resources:
-            helpers.append("resource_value")
-        imports.add("._runtime.client", *helpers)
+        # Helpers are reached through `_client.`: no argument name (snake_case, never with a
+        # leading underscore) can shadow them.
+        imports.add("._runtime", "client as _client")
         annotations: list[str] = []
         for tool in self.api.tools:
             annotations.append(tool.input_model)
-            annotations += [parameter.annotation for parameter in self.parameters(tool.input_model)]
+            annotations += [parameter.annotation for parameter in self.client_parameters(tool.input_model)]
             if tool.output_model:
                 annotations += [tool.output_model, self.public_type(tool.output_model)]
         for resource in self.api.resources:
@@ -269,8 +271,16 @@ class PythonView:
         self._add_annotations(imports, annotations)
         return imports.render()
 
+    def client_parameters(self, model: str | None) -> list[Parameter]:
+        """A client method's keyword arguments: the model's fields, renamed (`self_`) where a
+        field would take a name the method itself uses."""
+        taken = _CLIENT_METHOD_NAMES | set(self.index.defined)
+        return [
+            dataclasses.replace(p, parameter=p.name + "_") if p.name in taken else p for p in self.parameters(model)
+        ]
+
     def client_tool(self, tool: ToolIR) -> ClientMethod:
-        parameters = "".join(f", {p.declaration}" for p in self.parameters(tool.input_model))
+        parameters = "".join(f", {p.declaration}" for p in self.client_parameters(tool.input_model))
         returns = self.public_type(tool.output_model) if tool.output_model else "list[types.ContentBlock]"
         signature = (
             f"async def {tool.method}(self, *{parameters}, on_progress: ProgressFnT | None = None) -> {returns}:"
@@ -279,11 +289,11 @@ class PythonView:
 
     def client_tool_arguments(self, tool: ToolIR) -> str:
         """The arguments a client method sends, as a dict expression."""
-        parameters = self.parameters(tool.input_model)
-        items = [f"{python_literal(p.name)}: {p.name}" for p in parameters if p.always_sent]
-        optional = [f"{p.name}={p.name}" for p in parameters if not p.always_sent]
+        parameters = self.client_parameters(tool.input_model)
+        items = [f"{python_literal(p.name)}: {p.variable}" for p in parameters if p.always_sent]
+        optional = [f"{python_literal(p.name)}: {p.variable}" for p in parameters if not p.always_sent]
         if optional:
-            items.append(f"**present({', '.join(optional)})")
+            items.append(f"**_client.present({{{', '.join(optional)}}})")
         return "{" + ", ".join(items) + "}"
 
     def client_resource(self, resource: ResourceIR) -> ClientMethod:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import unquote
 
 from mcpgen.spec.source import JsonPath
 
@@ -48,7 +49,8 @@ def _children(schema: dict[str, Any]) -> Iterator[tuple[JsonPath, Any]]:
 
 
 def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
+    """A JSON Pointer token from a URI fragment: percent-decoded, then `~1` and `~0`."""
+    return unquote(token).replace("~1", "/").replace("~0", "~")
 
 
 def ref_target(ref: str, prefix: str) -> str | None:

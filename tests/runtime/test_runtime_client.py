@@ -29,7 +29,7 @@ MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshak
 async def test_a_typed_call_round_trip(mode: str) -> None:
     toy = create_server()
     async with Client(toy, mode=mode) as client:
-        arguments = DivideInput.model_validate(present(a=9, b=3))
+        arguments = DivideInput.model_validate(present({"a": 9, "b": 3}))
         result = await client.call_tool("divide", to_json(arguments))
         assert DivideOutput.model_validate(structured_result("divide", result, wrapped=False)) == DivideOutput(
             quotient=3.0
@@ -75,7 +75,7 @@ def test_present_and_to_json() -> None:
         search_term: str = Field(alias="searchTerm")
         limit: int | None = None
 
-    assert present(a=1, b=None, c=False) == {"a": 1, "c": False}
+    assert present({"a": 1, "b": None, "c": False}) == {"a": 1, "c": False}
     assert to_json(Query(searchTerm="x")) == {"searchTerm": "x"}
     assert to_json([1]) == [1]
 

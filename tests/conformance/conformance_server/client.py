@@ -21,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.uri_template import UriTemplate
 
-from ._runtime.client import present, resource_value, to_json, tool_content
+from ._runtime import client as _client
 from .models import (
     JsonSchema202012ToolInput,
     JsonSchema202012ToolInputAddress,
@@ -116,9 +116,11 @@ class McpgenConformanceClient:
         """Call tool `test_simple_text`: Returns a simple text response."""
         arguments = TestSimpleTextInput.model_validate({})
         result = await self.client.call_tool(
-            "test_simple_text", to_json(arguments), progress_callback=on_progress
+            "test_simple_text",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_simple_text", result)
+        return _client.tool_content("test_simple_text", result)
 
     async def test_image_content(
         self, *, on_progress: ProgressFnT | None = None
@@ -126,9 +128,11 @@ class McpgenConformanceClient:
         """Call tool `test_image_content`: Returns an image."""
         arguments = TestImageContentInput.model_validate({})
         result = await self.client.call_tool(
-            "test_image_content", to_json(arguments), progress_callback=on_progress
+            "test_image_content",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_image_content", result)
+        return _client.tool_content("test_image_content", result)
 
     async def test_audio_content(
         self, *, on_progress: ProgressFnT | None = None
@@ -136,9 +140,11 @@ class McpgenConformanceClient:
         """Call tool `test_audio_content`: Returns an audio clip."""
         arguments = TestAudioContentInput.model_validate({})
         result = await self.client.call_tool(
-            "test_audio_content", to_json(arguments), progress_callback=on_progress
+            "test_audio_content",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_audio_content", result)
+        return _client.tool_content("test_audio_content", result)
 
     async def test_embedded_resource(
         self, *, on_progress: ProgressFnT | None = None
@@ -146,9 +152,11 @@ class McpgenConformanceClient:
         """Call tool `test_embedded_resource`: Returns an embedded resource."""
         arguments = TestEmbeddedResourceInput.model_validate({})
         result = await self.client.call_tool(
-            "test_embedded_resource", to_json(arguments), progress_callback=on_progress
+            "test_embedded_resource",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_embedded_resource", result)
+        return _client.tool_content("test_embedded_resource", result)
 
     async def test_multiple_content_types(
         self, *, on_progress: ProgressFnT | None = None
@@ -157,10 +165,10 @@ class McpgenConformanceClient:
         arguments = TestMultipleContentTypesInput.model_validate({})
         result = await self.client.call_tool(
             "test_multiple_content_types",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_multiple_content_types", result)
+        return _client.tool_content("test_multiple_content_types", result)
 
     async def test_error_handling(
         self, *, on_progress: ProgressFnT | None = None
@@ -168,9 +176,11 @@ class McpgenConformanceClient:
         """Call tool `test_error_handling`: Always fails with a tool error."""
         arguments = TestErrorHandlingInput.model_validate({})
         result = await self.client.call_tool(
-            "test_error_handling", to_json(arguments), progress_callback=on_progress
+            "test_error_handling",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_error_handling", result)
+        return _client.tool_content("test_error_handling", result)
 
     async def test_tool_with_progress(
         self, *, on_progress: ProgressFnT | None = None
@@ -178,9 +188,11 @@ class McpgenConformanceClient:
         """Call tool `test_tool_with_progress`: Reports progress three times."""
         arguments = TestToolWithProgressInput.model_validate({})
         result = await self.client.call_tool(
-            "test_tool_with_progress", to_json(arguments), progress_callback=on_progress
+            "test_tool_with_progress",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_tool_with_progress", result)
+        return _client.tool_content("test_tool_with_progress", result)
 
     async def test_tool_with_logging(
         self, *, on_progress: ProgressFnT | None = None
@@ -188,9 +200,11 @@ class McpgenConformanceClient:
         """Call tool `test_tool_with_logging`: Sends three log messages."""
         arguments = TestToolWithLoggingInput.model_validate({})
         result = await self.client.call_tool(
-            "test_tool_with_logging", to_json(arguments), progress_callback=on_progress
+            "test_tool_with_logging",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_tool_with_logging", result)
+        return _client.tool_content("test_tool_with_logging", result)
 
     async def test_sampling(
         self, *, prompt: str, on_progress: ProgressFnT | None = None
@@ -198,9 +212,9 @@ class McpgenConformanceClient:
         """Call tool `test_sampling`: Asks the client's model to answer a prompt."""
         arguments = TestSamplingInput.model_validate({"prompt": prompt})
         result = await self.client.call_tool(
-            "test_sampling", to_json(arguments), progress_callback=on_progress
+            "test_sampling", _client.to_json(arguments), progress_callback=on_progress
         )
-        return tool_content("test_sampling", result)
+        return _client.tool_content("test_sampling", result)
 
     async def test_elicitation(
         self, *, message: str, on_progress: ProgressFnT | None = None
@@ -208,9 +222,11 @@ class McpgenConformanceClient:
         """Call tool `test_elicitation`: Asks the user for a username and an email address."""
         arguments = TestElicitationInput.model_validate({"message": message})
         result = await self.client.call_tool(
-            "test_elicitation", to_json(arguments), progress_callback=on_progress
+            "test_elicitation",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_elicitation", result)
+        return _client.tool_content("test_elicitation", result)
 
     async def test_elicitation_sep1034_defaults(
         self, *, on_progress: ProgressFnT | None = None
@@ -219,10 +235,10 @@ class McpgenConformanceClient:
         arguments = TestElicitationSep1034DefaultsInput.model_validate({})
         result = await self.client.call_tool(
             "test_elicitation_sep1034_defaults",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_elicitation_sep1034_defaults", result)
+        return _client.tool_content("test_elicitation_sep1034_defaults", result)
 
     async def test_elicitation_sep1330_enums(
         self, *, on_progress: ProgressFnT | None = None
@@ -231,10 +247,10 @@ class McpgenConformanceClient:
         arguments = TestElicitationSep1330EnumsInput.model_validate({})
         result = await self.client.call_tool(
             "test_elicitation_sep1330_enums",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_elicitation_sep1330_enums", result)
+        return _client.tool_content("test_elicitation_sep1330_enums", result)
 
     async def json_schema_2020_12_tool(
         self,
@@ -249,21 +265,23 @@ class McpgenConformanceClient:
         """Call tool `json_schema_2020_12_tool`: A tool whose input schema uses JSON Schema 2020-12 features, served verbatim."""
         arguments = JsonSchema202012ToolInput.model_validate(
             {
-                **present(
-                    name=name,
-                    address=address,
-                    contactMethod=contactMethod,
-                    phone=phone,
-                    email=email,
+                **_client.present(
+                    {
+                        "name": name,
+                        "address": address,
+                        "contactMethod": contactMethod,
+                        "phone": phone,
+                        "email": email,
+                    }
                 )
             }
         )
         result = await self.client.call_tool(
             "json_schema_2020_12_tool",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("json_schema_2020_12_tool", result)
+        return _client.tool_content("json_schema_2020_12_tool", result)
 
     async def test_input_required_result_elicitation(
         self, *, on_progress: ProgressFnT | None = None
@@ -272,10 +290,10 @@ class McpgenConformanceClient:
         arguments = TestInputRequiredResultElicitationInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_elicitation",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_input_required_result_elicitation", result)
+        return _client.tool_content("test_input_required_result_elicitation", result)
 
     async def test_input_required_result_sampling(
         self, *, on_progress: ProgressFnT | None = None
@@ -284,10 +302,10 @@ class McpgenConformanceClient:
         arguments = TestInputRequiredResultSamplingInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_sampling",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_input_required_result_sampling", result)
+        return _client.tool_content("test_input_required_result_sampling", result)
 
     async def test_input_required_result_list_roots(
         self, *, on_progress: ProgressFnT | None = None
@@ -296,10 +314,10 @@ class McpgenConformanceClient:
         arguments = TestInputRequiredResultListRootsInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_list_roots",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_input_required_result_list_roots", result)
+        return _client.tool_content("test_input_required_result_list_roots", result)
 
     async def test_input_required_result_request_state(
         self, *, on_progress: ProgressFnT | None = None
@@ -308,10 +326,10 @@ class McpgenConformanceClient:
         arguments = TestInputRequiredResultRequestStateInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_request_state",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_input_required_result_request_state", result)
+        return _client.tool_content("test_input_required_result_request_state", result)
 
     async def test_input_required_result_multiple_inputs(
         self, *, on_progress: ProgressFnT | None = None
@@ -320,10 +338,12 @@ class McpgenConformanceClient:
         arguments = TestInputRequiredResultMultipleInputsInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_multiple_inputs",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_input_required_result_multiple_inputs", result)
+        return _client.tool_content(
+            "test_input_required_result_multiple_inputs", result
+        )
 
     async def test_input_required_result_multi_round(
         self, *, on_progress: ProgressFnT | None = None
@@ -332,10 +352,10 @@ class McpgenConformanceClient:
         arguments = TestInputRequiredResultMultiRoundInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_multi_round",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_input_required_result_multi_round", result)
+        return _client.tool_content("test_input_required_result_multi_round", result)
 
     async def test_input_required_result_tampered_state(
         self, *, on_progress: ProgressFnT | None = None
@@ -344,10 +364,10 @@ class McpgenConformanceClient:
         arguments = TestInputRequiredResultTamperedStateInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_tampered_state",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_input_required_result_tampered_state", result)
+        return _client.tool_content("test_input_required_result_tampered_state", result)
 
     async def test_input_required_result_capabilities(
         self, *, on_progress: ProgressFnT | None = None
@@ -356,10 +376,10 @@ class McpgenConformanceClient:
         arguments = TestInputRequiredResultCapabilitiesInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_capabilities",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_input_required_result_capabilities", result)
+        return _client.tool_content("test_input_required_result_capabilities", result)
 
     async def test_missing_capability(
         self, *, on_progress: ProgressFnT | None = None
@@ -367,9 +387,11 @@ class McpgenConformanceClient:
         """Call tool `test_missing_capability`: Needs the client's sampling capability."""
         arguments = TestMissingCapabilityInput.model_validate({})
         result = await self.client.call_tool(
-            "test_missing_capability", to_json(arguments), progress_callback=on_progress
+            "test_missing_capability",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_missing_capability", result)
+        return _client.tool_content("test_missing_capability", result)
 
     async def test_streaming_elicitation(
         self, *, on_progress: ProgressFnT | None = None
@@ -378,10 +400,10 @@ class McpgenConformanceClient:
         arguments = TestStreamingElicitationInput.model_validate({})
         result = await self.client.call_tool(
             "test_streaming_elicitation",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_streaming_elicitation", result)
+        return _client.tool_content("test_streaming_elicitation", result)
 
     async def test_logging_tool(
         self, *, on_progress: ProgressFnT | None = None
@@ -389,9 +411,11 @@ class McpgenConformanceClient:
         """Call tool `test_logging_tool`: Logs, where the client asked for logs."""
         arguments = TestLoggingToolInput.model_validate({})
         result = await self.client.call_tool(
-            "test_logging_tool", to_json(arguments), progress_callback=on_progress
+            "test_logging_tool",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        return tool_content("test_logging_tool", result)
+        return _client.tool_content("test_logging_tool", result)
 
     async def test_trigger_tool_change(
         self, *, on_progress: ProgressFnT | None = None
@@ -400,10 +424,10 @@ class McpgenConformanceClient:
         arguments = TestTriggerToolChangeInput.model_validate({})
         result = await self.client.call_tool(
             "test_trigger_tool_change",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_trigger_tool_change", result)
+        return _client.tool_content("test_trigger_tool_change", result)
 
     async def test_trigger_prompt_change(
         self, *, on_progress: ProgressFnT | None = None
@@ -412,37 +436,37 @@ class McpgenConformanceClient:
         arguments = TestTriggerPromptChangeInput.model_validate({})
         result = await self.client.call_tool(
             "test_trigger_prompt_change",
-            to_json(arguments),
+            _client.to_json(arguments),
             progress_callback=on_progress,
         )
-        return tool_content("test_trigger_prompt_change", result)
+        return _client.tool_content("test_trigger_prompt_change", result)
 
     async def read_static_text(self) -> str | bytes:
         """Read `test://static-text`: A static text resource."""
         uri = "test://static-text"
         result = await self.client.read_resource(uri)
-        value: str | bytes = resource_value(result, None)
+        value: str | bytes = _client.resource_value(result, None)
         return value
 
     async def read_static_binary(self) -> str | bytes:
         """Read `test://static-binary`: A static binary resource (a 1x1 PNG)."""
         uri = "test://static-binary"
         result = await self.client.read_resource(uri)
-        value: str | bytes = resource_value(result, None)
+        value: str | bytes = _client.resource_value(result, None)
         return value
 
     async def read_watched_resource(self) -> str | bytes:
         """Read `test://watched-resource`: A resource clients can subscribe to."""
         uri = "test://watched-resource"
         result = await self.client.read_resource(uri)
-        value: str | bytes = resource_value(result, None)
+        value: str | bytes = _client.resource_value(result, None)
         return value
 
     async def read_template_data(self, *, id: str) -> TemplateDataContent:
         """Read `test://template/{id}/data`: JSON data for an id."""
         uri = UriTemplate.parse("test://template/{id}/data").expand({"id": id})
         result = await self.client.read_resource(uri)
-        value: TemplateDataContent = resource_value(result, TemplateDataContent)
+        value: TemplateDataContent = _client.resource_value(result, TemplateDataContent)
         return value
 
     async def get_test_simple_prompt(self) -> types.GetPromptResult:
@@ -453,14 +477,14 @@ class McpgenConformanceClient:
         self, *, arg1: str, arg2: str
     ) -> types.GetPromptResult:
         """Get prompt `test_prompt_with_arguments`: A prompt with two arguments."""
-        arguments = present(**{"arg1": arg1, "arg2": arg2})
+        arguments = _client.present({"arg1": arg1, "arg2": arg2})
         return await self.client.get_prompt("test_prompt_with_arguments", arguments)
 
     async def get_test_prompt_with_embedded_resource(
         self, *, resource_uri: str
     ) -> types.GetPromptResult:
         """Get prompt `test_prompt_with_embedded_resource`: A prompt that embeds the resource it is given."""
-        arguments = present(**{"resourceUri": resource_uri})
+        arguments = _client.present({"resourceUri": resource_uri})
         return await self.client.get_prompt(
             "test_prompt_with_embedded_resource", arguments
         )
