@@ -34,6 +34,11 @@ def _parser() -> argparse.ArgumentParser:
             "-o", "--output", type=Path, help="directory that receives the package (default: the spec's `output`)"
         )
         with_strict(command)
+        command.add_argument(
+            "--allow-outside-project",
+            action="store_true",
+            help="let the package go outside the project (the git repository that holds the spec)",
+        )
 
     build_command = commands.add_parser("build", help="generate the package from a spec")
     with_output(build_command)
@@ -75,10 +80,14 @@ def _write(result: pipeline.Build, force: bool) -> int:
     plan = result.plan(force)
     if plan.conflicts:
         for conflict in plan.conflicts:
-            print(f"{result.directory / conflict.name}: error: {conflict.reason}", file=sys.stderr)
+            where = result.directory if conflict.name == "." else result.directory / conflict.name
+            print(f"{where}: error: {conflict.reason}", file=sys.stderr)
             if conflict.diff:
                 sys.stderr.write(conflict.diff)
-        print("nothing was written; rerun with --force to overwrite", file=sys.stderr)
+        if all(conflict.forceable for conflict in plan.conflicts):
+            print("nothing was written; rerun with --force to overwrite", file=sys.stderr)
+        else:
+            print("nothing was written", file=sys.stderr)
         return EXIT_FAILED
     written = pipeline.write(result, plan)
     count = len(written.written)
@@ -95,27 +104,36 @@ def _write(result: pipeline.Build, force: bool) -> int:
     return EXIT_OK
 
 
-def _build(spec: Path, output: Path | None, force: bool, strict: bool) -> int:
+def _usage(error: pipeline.UsageError) -> int:
+    print(f"mcpgen: error: {error}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _build(spec: Path, output: Path | None, force: bool, strict: bool, allow_outside: bool = False) -> int:
     try:
         if not force:
             directory = pipeline.fresh_package(spec, output, strict)
             if directory is not None:
                 print(f"{directory}: up to date")
                 return EXIT_OK
-        result = pipeline.build(spec, output, strict)
+        result = pipeline.build(spec, output, strict, allow_outside)
     except SpecError as error:
         return _report(error)
+    except pipeline.UsageError as error:
+        return _usage(error)
     return _write(result, force)
 
 
-def _check(spec: Path, output: Path | None, strict: bool) -> int:
+def _check(spec: Path, output: Path | None, strict: bool, allow_outside: bool = False) -> int:
     from mcpgen.write.manifest import MANIFEST
     from mcpgen.write.plan import unified_diff
 
     try:
-        result = pipeline.build(spec, output, strict)
+        result = pipeline.build(spec, output, strict, allow_outside)
     except SpecError as error:
         return _report(error)
+    except pipeline.UsageError as error:
+        return _usage(error)
     _warn(result.warnings)
     plan = result.plan()
     if plan.up_to_date:
@@ -132,7 +150,7 @@ def _check(spec: Path, output: Path | None, strict: bool) -> int:
     return EXIT_FAILED
 
 
-def _watch(spec: Path, output: Path | None, strict: bool, interval: float = 0.3) -> int:
+def _watch(spec: Path, output: Path | None, strict: bool, allow_outside: bool = False, interval: float = 0.3) -> int:
     """Rebuild on every save. A broken spec prints its diagnostics and leaves the last good
     output in place (a failed build writes nothing)."""
     print(f"watching {spec} (Ctrl-C to stop)", flush=True)
@@ -149,7 +167,7 @@ def _watch(spec: Path, output: Path | None, strict: bool, interval: float = 0.3)
                 if current is None:
                     print(f"{spec}: missing; waiting for it", file=sys.stderr, flush=True)
                 else:
-                    _build(spec, output, force=False, strict=strict)
+                    _build(spec, output, force=False, strict=strict, allow_outside=allow_outside)
                     sys.stdout.flush()
                     sys.stderr.flush()
             time.sleep(interval)
@@ -202,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{options.spec}: ok")
         return EXIT_OK
     if command == "check":
-        return _check(options.spec, options.output, options.strict)
+        return _check(options.spec, options.output, options.strict, options.allow_outside_project)
     if command == "watch" or options.watch:
-        return _watch(options.spec, options.output, options.strict)
-    return _build(options.spec, options.output, options.force, options.strict)
+        return _watch(options.spec, options.output, options.strict, options.allow_outside_project)
+    return _build(options.spec, options.output, options.force, options.strict, options.allow_outside_project)

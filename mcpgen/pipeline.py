@@ -65,6 +65,47 @@ def package_directory(spec: Spec, output: Path | None = None) -> Path:
     return Path(os.path.normpath((output or spec.output) / naming.package_of(spec.server)))
 
 
+class UsageError(Exception):
+    """A command line the pipeline refuses (not a problem of the spec): exit status 2."""
+
+
+def _check_output(spec: Spec, directory: Path, output: Path | None, allow_outside: bool) -> None:
+    """The package goes inside the project (see `mcpgen.spec.assets.project_root`), unless
+    the user says otherwise: a spec from a pull request must not write anywhere it likes."""
+    from mcpgen.spec.assets import is_inside, project_root
+
+    root = project_root(spec.file)
+    if allow_outside or is_inside(directory, root):
+        return
+    if Path(os.path.abspath(directory)).is_relative_to(root):
+        raise SpecError(
+            [
+                spec.source.error(
+                    ("output",),
+                    f"the package folder {directory} leads outside the project through a symbolic link",
+                    "mcpgen does not write through links; use the real folder, or --allow-outside-project",
+                    at_value=True,
+                )
+            ]
+        )
+    if output is not None:
+        raise UsageError(
+            f"-o {output} puts the package outside the project ({root}); "
+            "pass --allow-outside-project if that is what you want"
+        )
+    raise SpecError(
+        [
+            spec.source.error(
+                ("output",),
+                "the output folder is outside the project (the git repository that holds the spec, "
+                "or else the spec's folder)",
+                "write a path inside the project, or build with --allow-outside-project",
+                at_value=True,
+            )
+        ]
+    )
+
+
 @dataclass(frozen=True)
 class Build:
     api: Api
@@ -79,22 +120,27 @@ class Build:
         return plan_write(self.directory, self.files, self.manifest, force)
 
 
-def build(spec_path: Path, output: Path | None = None, strict: bool = False) -> Build:
+def build(
+    spec_path: Path, output: Path | None = None, strict: bool = False, allow_outside: bool = False
+) -> Build:
     """Render everything in memory; nothing is written. Raises SpecError for a bad spec
-    (or, under `strict`, for one with warnings)."""
+    (or, under `strict`, for one with warnings), UsageError for an output outside the
+    project unless `allow_outside`."""
     from mcpgen.ir.resolve import resolve
     from mcpgen.render.models import ModelRenderError
     from mcpgen.render.package import render_package
     from mcpgen.write.manifest import manifest_text
 
     spec, raw, warnings = load_spec(spec_path, strict)
+    directory = package_directory(spec, output)
+    _check_output(spec, directory, output, allow_outside)
     api = resolve(spec, raw)
     try:
         files = render_package(api)
     except ModelRenderError as exc:
         raise SpecError([*_model_diagnostics(spec, api, str(exc)), *warnings]) from None
     manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, files)
-    return Build(api, package_directory(spec, output), files, manifest, tuple(warnings))
+    return Build(api, directory, files, manifest, tuple(warnings))
 
 
 def validate(spec_path: Path, strict: bool = False) -> list[Diagnostic]:
@@ -144,9 +190,11 @@ def fresh_package(spec_path: Path, output: Path | None = None, strict: bool = Fa
         return None
     if problems:
         return None
+    from mcpgen.spec.assets import is_inside, project_root
+
     directory = package_directory(build_spec(data, source, spec_path), output)
-    if not is_fresh(directory, spec_path, raw):
-        return None
+    if not is_inside(directory, project_root(spec_path)) or not is_fresh(directory, spec_path, raw):
+        return None  # outside the project, the full build decides whether that is allowed
     if strict:
         load_spec(spec_path, strict=True)
     return directory

@@ -58,6 +58,7 @@ def copy_gift_spec(directory: Path, text: str | None = None) -> Path:
     at the same relative paths, so that it builds there as it does here."""
     spec = directory / "specs" / GIFT_SPEC.name
     spec.parent.mkdir(parents=True, exist_ok=True)
+    (directory / ".git").mkdir(exist_ok=True)  # a project, as a repository is: the widget is inside
     spec.write_text(GIFT_SPEC.read_text() if text is None else text)
     widget = directory / "generated_example" / "gifts.html"
     widget.parent.mkdir(parents=True, exist_ok=True)
@@ -108,7 +109,7 @@ def build_and_write(spec: Path, output: Path | None = None) -> Build:
     """Build a spec with the real generator and write the package to disk."""
     from mcpgen.write.atomic import apply
 
-    result = build(spec, output)
+    result = build(spec, output, allow_outside=True)
     apply(result.plan())
     return result
 

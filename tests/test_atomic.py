@@ -25,13 +25,13 @@ def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path: Path) -> None:
     old_spec = copy_gift_spec(tmp_path / "old")
     new_spec = copy_gift_spec(tmp_path / "new", GIFT_SPEC.read_text().replace("Suggests gift ideas", "Proposes"))
     out = tmp_path / "out"
-    old_build, new_build = build(old_spec, out), build(new_spec, out)
+    old_build, new_build = build(old_spec, out, allow_outside=True), build(new_spec, out, allow_outside=True)
     old = dict(old_build.files, **{MANIFEST: old_build.manifest})
     new = dict(new_build.files, **{MANIFEST: new_build.manifest})
     assert old != new
-    command = [sys.executable, "-m", "mcpgen", "build", str(new_spec), "-o", str(out)]
+    command = [sys.executable, "-m", "mcpgen", "build", str(new_spec), "-o", str(out), "--allow-outside-project"]
 
-    subprocess.run([*command[:4], str(old_spec), "-o", str(out)], check=True, capture_output=True)
+    subprocess.run([*command[:4], str(old_spec), *command[5:]], check=True, capture_output=True)
     (out / "gift_server" / "user_notes.txt").write_text("mine")
     pristine = tmp_path / "pristine"
     shutil.copytree(out, pristine)

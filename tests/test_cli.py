@@ -47,7 +47,7 @@ def test_check_detects_a_hand_edit(tmp_path: Path) -> None:
 @pytest.mark.slow  # builds with the real generator
 def test_output_option_overrides_the_spec(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, MINIMAL)
-    assert main(["build", str(spec), "-o", str(tmp_path / "elsewhere")]) == 0
+    assert main(["build", str(spec), "-o", str(tmp_path / "elsewhere")]) == 0  # inside the spec's folder
     assert (tmp_path / "elsewhere" / "demo" / "server.py").exists()
 
 

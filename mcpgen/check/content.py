@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcpgen.diagnostics import Diagnostic
-from mcpgen.spec.assets import asset_path, is_base64, read_asset
+from mcpgen.spec.assets import asset_path, asset_problem, is_base64
 from mcpgen.spec.model import Json, Spec
 from mcpgen.spec.source import JsonPath
 
@@ -23,11 +23,13 @@ def one_of(
 def readable_data(spec: Spec, mapping: dict[str, Json], key: str, path: JsonPath) -> Iterator[Diagnostic]:
     """A base64 `data`/`blob` value must decode; a `file` must exist."""
     value = mapping.get(key)
-    if key == "file" and isinstance(value, str) and read_asset(spec.file, value) is None:
+    problem = asset_problem(spec.file, value) if key == "file" and isinstance(value, str) else None
+    if problem is not None:
         yield spec.source.error(
             path + (key,),
-            f"cannot read '{value}'",
-            f"the path is relative to the spec: {asset_path(spec.file, value)}",
+            f"file '{value}' {problem}",
+            f"files are read relative to the spec ({asset_path(spec.file, str(value))}), from inside "
+            "the project: the git repository that holds the spec, or else the spec's folder",
             at_value=True,
         )
     elif key in ("data", "blob") and isinstance(value, str) and not is_base64(value):

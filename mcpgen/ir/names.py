@@ -29,9 +29,33 @@ def _unique(names: Sequence[tuple[str, JsonPath]], kind: str, source: SourceMap)
             seen[python_name] = path
 
 
+# What a generated package imports: a package of the same name would hide it.
+_RUNTIME_DEPENDENCIES = frozenset(
+    {"mcp", "mcp_types", "pydantic", "pydantic_core", "jsonschema_rs", "anyio", "uvicorn", "starlette", "httpx"}
+)
+
+
+def _shadowing(spec: Spec) -> Iterator[Diagnostic]:
+    """A package named like the standard library or a dependency would shadow it on import;
+    one named like another installed module may, depending on `sys.path`."""
+    import sys
+    from importlib.metadata import packages_distributions
+
+    package = naming.package_of(spec.server)
+    path: JsonPath = ("server", "package") if spec.server.package else ("server", "name")
+    hint = "set `server.package` to a name of your own, e.g. my_server"
+    if package in sys.stdlib_module_names or package in _RUNTIME_DEPENDENCIES:
+        what = "the standard library's" if package in sys.stdlib_module_names else "a dependency's"
+        yield spec.source.error(path, f"the package name '{package}' would shadow {what} module", hint, at_value=True)
+    elif package in packages_distributions():
+        yield spec.source.warning(
+            path, f"the package name '{package}' is also an installed module; one would hide the other", hint, at_value=True
+        )
+
+
 def check_names(spec: Spec) -> list[Diagnostic]:
     source = spec.source
-    problems: list[Diagnostic] = []
+    problems: list[Diagnostic] = list(_shadowing(spec))
     package = spec.server.package
     if package is not None and (not package.isidentifier() or keyword.iskeyword(package)):
         problems.append(

@@ -20,6 +20,8 @@ class ModelRenderError(Exception):
 
 def render_models(api: Api, header: str) -> str:
     """The source of models.py, unformatted, with its imports in the order ruff expects."""
+    if not api.model_schemas:
+        return f'{header}\n"""This spec declares no schemas, so there are no models."""\n'
     source = generate_models(json.dumps({"$defs": api.model_schemas}), header)
     imports = Imports()
     aliases = _definition_aliases(api, source, imports)

@@ -162,13 +162,20 @@ class PythonView:
             names.append("ToolResult")
         return names
 
+    @property
+    def has_abstract_methods(self) -> bool:
+        return bool(self.api.tools or self.api.handler_resources or self.handler_prompts)
+
     def handlers_imports(self) -> str:
-        imports = Imports().add("__future__", "annotations").add("abc", "ABC", "abstractmethod")
+        imports = Imports().add("__future__", "annotations")
+        if self.has_abstract_methods:
+            imports.add("abc", "ABC", "abstractmethod")
         if self.api.completions is not None:
             imports.add("collections.abc", "Sequence")
         if self.handler_prompts:
             imports.add("mcp_types as types")
-        imports.add("._runtime.context", "Context")
+        if self.has_abstract_methods or self.api.completions is not None:
+            imports.add("._runtime.context", "Context")
         if content := self._content_names():
             imports.add("._runtime.content", *content)
         self._add_annotations(imports, self._handler_annotations())
@@ -252,13 +259,17 @@ class PythonView:
         imports = Imports().add("__future__", "annotations")
         imports.add("collections.abc", "Mapping", "Sequence").add("types", "TracebackType")
         imports.add("typing", "TYPE_CHECKING", "Any", "Literal", "Self")
-        imports.add("mcp_types as types").add("mcp", "Client", "StdioServerParameters")
-        imports.add("mcp.shared.dispatcher", "ProgressFnT")
+        imports.add("mcp", "Client", "StdioServerParameters")
+        if self.api.prompts or self.api.resource_templates or any(t.output_model is None for t in self.api.tools):
+            imports.add("mcp_types as types")
+        if self.api.tools:
+            imports.add("mcp.shared.dispatcher", "ProgressFnT")
         if self.api.resource_templates:
             imports.add("mcp.shared.uri_template", "UriTemplate")
         # Helpers are reached through `_client.`: no argument name (snake_case, never with a
         # leading underscore) can shadow them.
-        imports.add("._runtime", "client as _client")
+        if self.api.tools or self.api.resources or self.api.prompts:
+            imports.add("._runtime", "client as _client")
         annotations: list[str] = []
         for tool in self.api.tools:
             annotations.append(tool.input_model)

@@ -50,6 +50,14 @@ def _carry_over(source: Path, target: Path, relative: str, replaced: set[str]) -
             shutil.copy2(source, target)
 
 
+def _remove(path: Path) -> None:
+    """Whatever is at `path`: a folder, a file or a link (a link is removed, never followed)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
 def staging_directory(directory: Path) -> Path:
     return directory.parent / f".{directory.name}.mcpgen-staging"
 
@@ -67,7 +75,7 @@ def apply(plan: Plan) -> None:
         return
     directory = plan.directory
     staging = staging_directory(directory)
-    shutil.rmtree(staging, ignore_errors=True)  # left by a build that was killed
+    _remove(staging)  # left by a build that was killed
     staging.mkdir(parents=True)
     replaced = {*plan.changed, *plan.removed}
     if directory.exists():

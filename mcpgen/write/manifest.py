@@ -16,6 +16,7 @@ from typing import Any
 from mcpgen import FORMAT_VERSION, __version__
 from mcpgen.hashing import sha256, spec_hash
 from mcpgen.render import template_directory
+from mcpgen.spec.assets import read_asset
 
 MANIFEST = ".mcpgen.json"
 
@@ -76,7 +77,7 @@ def is_fresh(directory: Path, spec_path: Path, spec_text: bytes) -> bool:
     if not isinstance(inputs, dict):
         return False
     for relative, digest in inputs.items():
-        current = _read(spec_path.parent / str(relative))
+        current = read_asset(spec_path, str(relative))
         if current is None or sha256(current) != digest:
             return False
     recorded = read_manifest(directory)

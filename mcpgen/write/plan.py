@@ -15,6 +15,7 @@ class Conflict:
     name: str
     reason: str
     diff: str
+    forceable: bool = True  # `--force` overwrites it; a link or a folder in the way it never does
 
 
 @dataclass
@@ -46,13 +47,36 @@ def unified_diff(name: str, old: bytes, new: bytes) -> str:
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def _in_the_way(directory: Path, name: str) -> str | None:
+    """Why a generated file cannot be written at `name`: a symbolic link on its way (mcpgen
+    never writes through links), or something that is not a file where it belongs."""
+    path = directory
+    for part in name.split("/"):
+        path = path / part
+        if path.is_symlink():
+            return "is a symbolic link; mcpgen does not write through links"
+    if path.exists() and not path.is_file():
+        return "is in the way: a generated file belongs there"
+    return None
 
 
 def plan_write(directory: Path, files: dict[str, bytes], manifest: bytes, force: bool = False) -> Plan:
     plan = Plan(directory, files, manifest)
+    if directory.is_symlink():
+        reason = "is a symbolic link; mcpgen does not write through links (give the real folder)"
+        plan.conflicts.append(Conflict(".", reason, "", forceable=False))
+        return plan
     previous = read_manifest(directory)
+    for name in [*files, MANIFEST]:
+        problem = _in_the_way(directory, name)
+        if problem is not None:
+            plan.conflicts.append(Conflict(name, problem, "", forceable=False))
+    if plan.conflicts:
+        return plan
     for name, data in files.items():
         current = _read(directory / name)
         if current == data:
