@@ -34,3 +34,24 @@ def handler_changes(old: str | None, new: str) -> tuple[list[str], list[str]]:
     added = [signature for name, signature in after.items() if before.get(name) != signature]
     removed = [name for name in before if name not in after]
     return added, removed
+
+
+def imports_for(signatures: list[str], handlers_source: str, package: str) -> list[str]:
+    """The import lines a user's module needs for `signatures`: the package re-exports every
+    name handlers.py imports from its own modules; `types` is the SDK's `mcp_types`."""
+    own: set[str] = set()
+    sdk = False
+    for node in ast.parse(handlers_source).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            own.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import) and any(alias.asname == "types" for alias in node.names):
+            sdk = True
+    used: set[str] = set()
+    for signature in signatures:
+        tree = ast.parse(f"{signature}:\n    ...")
+        used.update(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
+    lines = ["import mcp_types as types"] if sdk and "types" in used else []
+    names = sorted(used & own)
+    if names:
+        lines.append(f"from {package} import {', '.join(names)}")
+    return lines

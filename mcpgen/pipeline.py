@@ -38,12 +38,22 @@ def read_spec(path: Path) -> tuple[Spec, bytes, list[Diagnostic]]:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError([Diagnostic(str(path), Position(1, 1), f"cannot read the spec: {exc}")]) from None
+        raise SpecError([_unreadable(path, exc)]) from None
     data, source, problems = load_yaml(text, str(path))
     from mcpgen.check import check_structure
 
     problems += check_structure(data, source)
     return build_spec(data, source, path), raw, problems
+
+
+def _unreadable(path: Path, error: OSError | UnicodeDecodeError) -> Diagnostic:
+    if isinstance(error, FileNotFoundError):
+        return Diagnostic(str(path), Position(1, 1), "the spec does not exist", "check the path; `mcpgen init` starts one")
+    if isinstance(error, IsADirectoryError):
+        return Diagnostic(str(path), Position(1, 1), "this is a folder, not a spec", "name the spec's YAML file")
+    if isinstance(error, UnicodeDecodeError):
+        return Diagnostic(str(path), Position(1, 1), "the spec is not UTF-8 text", "save it as UTF-8")
+    return Diagnostic(str(path), Position(1, 1), f"cannot read the spec: {error.strerror or error}")
 
 
 def load_spec(path: Path, strict: bool = False) -> tuple[Spec, bytes, list[Diagnostic]]:
@@ -210,11 +220,13 @@ class Written:
     unchanged: int
     methods_to_add: list[str]  # signatures
     methods_to_remove: list[str]  # names
+    imports: list[str]  # what the signatures to add need imported
+    first_build: bool  # no handlers.py was there before
 
 
 def write(result: Build, plan: Plan) -> Written:
     """Carry out a plan without conflicts."""
-    from mcpgen.handler_changes import handler_changes
+    from mcpgen.handler_changes import handler_changes, imports_for
     from mcpgen.write.atomic import apply
     from mcpgen.write.manifest import MANIFEST
 
@@ -222,8 +234,12 @@ def write(result: Build, plan: Plan) -> Written:
     old_handlers = handlers.read_text(encoding="utf-8") if handlers.exists() else None
     apply(plan)
     written = [name for name in plan.changed if name != MANIFEST]
-    added, removed = handler_changes(old_handlers, result.files["handlers.py"].decode())
-    return Written(result.directory, written, plan.removed, len(result.files) - len(written), added, removed)
+    new_handlers = result.files["handlers.py"].decode()
+    added, removed = handler_changes(old_handlers, new_handlers)
+    imports = imports_for(added, new_handlers, result.api.package)
+    return Written(
+        result.directory, written, plan.removed, len(result.files) - len(written), added, removed, imports, old_handlers is None
+    )
 
 
 def starter_files(directory: Path) -> dict[str, str]:

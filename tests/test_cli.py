@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,3 +69,30 @@ def test_usage_errors_exit_2() -> None:
 def test_the_installed_command_runs() -> None:
     result = run_mcpgen("validate", str(GIFT_SPEC))
     assert result.returncode == 0 and result.stdout.strip().endswith("ok")
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, MINIMAL)
+    # `mcpgen schema | head -1`: the reader stops early; no BrokenPipeError traceback.
+    result = subprocess.run(
+        f"{sys.executable} -m mcpgen schema | head -1", shell=True, capture_output=True, text=True, cwd=tmp_path
+    )
+    assert result.stdout == "{\n"
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr
+    assert spec.exists()
+
+
+@pytest.mark.slow  # builds with the real generator
+def test_check_tells_stale_from_hand_edited(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = write_spec(tmp_path, MINIMAL)
+    assert main(["build", str(spec)]) == 0
+    write_spec(tmp_path, MINIMAL.replace("echo:", "echo:\n    title: Echo"))
+    capsys.readouterr()
+    assert main(["check", str(spec)]) == 1
+    assert f"out of date; run `mcpgen build {spec}`" in capsys.readouterr().err
+    handlers = tmp_path / "demo" / "handlers.py"
+    handlers.write_text(handlers.read_text() + "# mine\n")
+    assert main(["check", str(spec)]) == 1
+    captured = capsys.readouterr()
+    assert "edited by hand (handlers.py)" in captured.err and "--force" in captured.err
+    assert f"--- a/{tmp_path / 'demo' / 'handlers.py'}" in captured.out  # the same paths as build shows

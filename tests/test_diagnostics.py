@@ -286,13 +286,15 @@ def test_a_missing_spec_file_is_a_diagnostic(tmp_path: Path, capsys: pytest.Capt
     missing = tmp_path / "nope.yaml"
     assert main(["validate", str(missing)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"{missing}:1:1: error: cannot read the spec: ")
-    assert "No such file" in err
-    assert err.endswith("\n1 error\n")
+    assert err == f"{missing}:1:1: error: the spec does not exist\n  hint: check the path; `mcpgen init` starts one\n1 error\n"
 
 
-@pytest.mark.parametrize("kind", ["directory", "not UTF-8"])
-def test_an_unreadable_spec_is_a_diagnostic(tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "message"), [("directory", "this is a folder, not a spec"), ("not UTF-8", "the spec is not UTF-8 text")]
+)
+def test_an_unreadable_spec_is_a_diagnostic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, message: str
+) -> None:
     if kind == "directory":
         path = tmp_path / "spec.yaml"
         path.mkdir()
@@ -300,7 +302,7 @@ def test_an_unreadable_spec_is_a_diagnostic(tmp_path: Path, capsys: pytest.Captu
         path = tmp_path / "spec.yaml"
         path.write_bytes(b"mcpgen: 1\nserver: {name: \xff}\n")
     assert main(["validate", str(path)]) == 1
-    assert capsys.readouterr().err.startswith(f"{path}:1:1: error: cannot read the spec: ")
+    assert capsys.readouterr().err.startswith(f"{path}:1:1: error: {message}\n  hint: ")
 
 
 def test_invalid_yaml_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -337,6 +339,6 @@ def test_the_installed_command_reports_a_missing_file_without_a_traceback(tmp_pa
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert result.stderr.startswith(f"{missing}:1:1: error: cannot read the spec")
+    assert result.stderr.startswith(f"{missing}:1:1: error: the spec does not exist")
 
 

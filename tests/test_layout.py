@@ -64,3 +64,10 @@ def test_pyproject_lists_every_package() -> None:
     listed = set(settings["tool"]["setuptools"]["packages"])
     on_disk = {_module_name(path) for path in PACKAGE.rglob("__init__.py")} | {"mcpgen.templates"}
     assert listed == on_disk
+
+
+def test_generated_packages_require_what_installing_mcpgen_installs() -> None:
+    from mcpgen import RUNTIME_REQUIREMENTS
+
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert set(RUNTIME_REQUIREMENTS) <= set(settings["project"]["dependencies"])

@@ -69,6 +69,7 @@ def test_build_names_the_methods_a_new_tool_needs(tmp_path: Path, capsys) -> Non
     out = capsys.readouterr().out
     assert "implement these methods in your Handlers subclass" in out
     assert "async def shout(self, args: ShoutInput, ctx: Context) -> ToolContent" in out
+    assert "from demo import Context, ShoutInput, ToolContent" in out  # what the signature needs
     assert user_code.read_text() == "# the user's implementation\n"
 
 

@@ -6,7 +6,7 @@ import dataclasses
 import json
 from typing import Any
 
-from mcpgen import __version__
+from mcpgen import RUNTIME_REQUIREMENTS, __version__
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import render_template
 from mcpgen.render.views import PythonView
@@ -114,6 +114,7 @@ def _cell(text: Any) -> str:
 def render_schema_markdown(api: Api, document: dict[str, Any], view: PythonView) -> str:
     return render_template(
         "SCHEMA.md.jinja",
+        requirements=RUNTIME_REQUIREMENTS,
         api=_documented_api(api),
         view=view,
         document=document,

@@ -207,6 +207,33 @@ class _Builder:
             return node.value
 
 
+# What users meant when the YAML parser says what it found: (fragment of its words, hint).
+_YAML_HINTS = (
+    ("'\\t' that cannot start any token", "YAML is indented with spaces; replace the tab with spaces"),
+    ("expected <block end>", "check the indentation of this line and the line above: keys of one mapping line up"),
+    ("unknown escape character", "in double quotes a backslash starts an escape; write regexes in single quotes: '^\\d{3}$'"),
+    (
+        "mapping values are not allowed here",
+        "a value that contains ': ' must be quoted (description: 'Note: ...'), or this line is indented too far",
+    ),
+    ("could not find expected ':'", "a key needs ':' after it; quote text that contains '#', ':' or quotes"),
+    ("found unexpected end of stream", "a quote or bracket is not closed"),
+    ("expected ',' or '}'", "a {flow: mapping} is not closed, or a value in it needs quotes"),
+    ("expected ',' or ']'", "a [flow, list] is not closed, or a value in it needs quotes"),
+    ("found undefined alias", "an *alias needs an &anchor defined before it"),
+    ("found character '@' that cannot start any token", "'@' and '`' cannot start a plain value; quote it"),
+    ("found character '`' that cannot start any token", "'@' and '`' cannot start a plain value; quote it"),
+    ("expected a single document", "a spec is one YAML document; remove the '---' separating another"),
+    ("block sequence entries are not allowed", "a '- item' needs its own line, indented under its key"),
+)
+
+
+def yaml_hint(error: yaml.MarkedYAMLError) -> str | None:
+    """A hint that says what to change, for the parser errors users run into."""
+    words = f"{error.context or ''} {error.problem or ''}"
+    return next((hint for fragment, hint in _YAML_HINTS if fragment in words), None)
+
+
 def load_yaml(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
     """Parse one YAML document into JSON-compatible data, its source map, and the problems
     found on the way (duplicate keys, odd tags), which do not stop the other checks."""
@@ -218,7 +245,7 @@ def load_yaml(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
         mark = exc.problem_mark or exc.context_mark
         position = _position(mark) if mark else Position(1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
-        raise SpecError([Diagnostic(file, position, f"invalid YAML: {problem}")]) from None
+        raise SpecError([Diagnostic(file, position, f"invalid YAML: {problem}", yaml_hint(exc))]) from None
     except yaml.YAMLError as exc:
         raise SpecError([Diagnostic(file, Position(1, 1), f"invalid YAML: {exc}")]) from None
     except RecursionError:

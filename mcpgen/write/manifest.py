@@ -13,7 +13,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from mcpgen import FORMAT_VERSION, __version__
+from mcpgen import FORMAT_VERSION, RUNTIME_REQUIREMENTS, __version__
 from mcpgen.hashing import sha256, spec_hash
 from mcpgen.render import template_directory
 from mcpgen.spec.assets import read_asset
@@ -41,6 +41,7 @@ def manifest_text(spec_name: str, spec_hash: str, inputs: dict[str, str], files:
         "generator": "mcpgen",
         "version": __version__,
         "format": FORMAT_VERSION,
+        "requires": list(RUNTIME_REQUIREMENTS),
         "fingerprint": generator_fingerprint(),
         "spec": {"name": spec_name, "sha256": spec_hash, "inputs": inputs},
         "files": {name: sha256(data) for name, data in sorted(files.items())},
