@@ -13,7 +13,7 @@ import sys
 import textwrap
 
 import pytest
-from helpers import where
+from helpers import ROOT, where
 
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 from mcpgen.spec.source import MAX_NODES, SourceMap, load_yaml
@@ -445,3 +445,34 @@ def test_every_loader_problem_is_reported_in_one_run_sorted_by_position() -> Non
     assert found[0].message.startswith("unsupported YAML tag")
     assert found[1].message.startswith("mapping keys must be strings")
     assert found[2].message.startswith("duplicate key 'a'")
+
+
+def test_libyaml_gives_the_same_nodes_and_positions_as_the_pure_python_parser() -> None:
+    import yaml
+
+    from mcpgen.spec import source
+
+    texts = [path.read_text(encoding="utf-8") for path in sorted((ROOT / "specs").glob("*.yaml"))]
+    texts.append("a: «ünïcödé» ✓\nb:\n  - {c: 'd', e: \"f\"}\n  - |\n    g\n    h\nk: [1, 2.5, true, null]\n")
+
+    def nodes(loader: type, text: str) -> list[tuple[object, ...]]:
+        found: list[tuple[object, ...]] = []
+
+        def walk(node: yaml.Node) -> None:
+            start, end = node.start_mark, node.end_mark
+            found.append((node.tag, node.value if isinstance(node, yaml.ScalarNode) else None, start.line, start.column, end.line, end.column))
+            if isinstance(node, yaml.MappingNode):
+                for key, value in node.value:
+                    walk(key)
+                    walk(value)
+            elif isinstance(node, yaml.SequenceNode):
+                for item in node.value:
+                    walk(item)
+
+        root = loader(text).get_single_node()
+        walk(root)
+        return found
+
+    assert yaml.__with_libyaml__, "PyYAML without libyaml: specs load, but slower"
+    for text in texts:
+        assert nodes(source._FastLoader, text) == nodes(source._Loader, text)

@@ -65,6 +65,37 @@ class _Loader(
         _Core12Resolver.__init__(self)
 
 
+# libyaml's parser, where PyYAML was built with it (the type stubs do not declare it).
+_CParser: Any = yaml.cyaml.CParser if yaml.__with_libyaml__ else object  # type: ignore[attr-defined]
+
+
+class _FastLoader(_CParser, yaml.constructor.SafeConstructor, _Core12Resolver):  # type: ignore[misc]
+    """libyaml's parser, with the same YAML 1.2 resolver; its nodes carry the same marks."""
+
+    def __init__(self, stream: str) -> None:
+        _CParser.__init__(self, stream)
+        yaml.constructor.SafeConstructor.__init__(self)
+        _Core12Resolver.__init__(self)
+
+
+def _compose(text: str) -> yaml.Node | None:
+    """The document's node tree. libyaml composes it several times faster; when the text is
+    not valid YAML, the pure-Python parser says why, in the words the hints know."""
+    if yaml.__with_libyaml__:
+        loader: Any = _FastLoader(text)
+        try:
+            return loader.get_single_node()  # type: ignore[no-any-return]
+        except yaml.YAMLError:
+            pass
+        finally:
+            loader.dispose()
+    python_loader = _Loader(text)
+    try:
+        return python_loader.get_single_node()
+    finally:
+        python_loader.dispose()
+
+
 def _int(text: str) -> int:
     if text.startswith("0o"):
         return int(text[2:], 8)
@@ -238,9 +269,8 @@ def load_yaml(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
     """Parse one YAML document into JSON-compatible data, its source map, and the problems
     found on the way (duplicate keys, odd tags), which do not stop the other checks."""
     source = SourceMap(file)
-    loader = _Loader(text)
     try:
-        root = loader.get_single_node()
+        root = _compose(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         position = _position(mark) if mark else Position(1, 1)
@@ -250,8 +280,6 @@ def load_yaml(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
         raise SpecError([Diagnostic(file, Position(1, 1), f"invalid YAML: {exc}")]) from None
     except RecursionError:
         raise SpecError([Diagnostic(file, Position(1, 1), "the document is nested too deeply")]) from None
-    finally:
-        loader.dispose()
     if root is None:
         raise SpecError([Diagnostic(file, Position(1, 1), "the spec is empty", "start from `mcpgen init`")])
     builder = _Builder(source)
