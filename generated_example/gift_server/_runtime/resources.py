@@ -13,6 +13,7 @@ import base64
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -23,6 +24,8 @@ from pydantic import BaseModel
 
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, NotFoundError
+from .guard import HandlerTimedOut, call_handler
+from .limits import limits_of
 from .log import logger
 from .package_data import read_bytes
 from .pagination import Pages
@@ -160,33 +163,41 @@ class ResourceTable:
             resource = self.resources[uri][0]
             contents = {"uri": uri, "mimeType": resource.mime_type, **static}
             return types.ReadResourceResult.model_validate({"contents": [contents]})
+        context = Context(ctx, self.server)
+        read: Callable[[], Awaitable[Any]]
+        if uri in self.resources:
+            resource, binding = self.resources[uri]
+            assert binding.read is not None
+            name, mime_type, model = (
+                resource.name,
+                resource.mime_type,
+                binding.content_model,
+            )
+            read = partial(binding.read, context)
+        else:
+            template, template_binding, arguments = self._match(uri)
+            name, mime_type, model = (
+                template.name,
+                template.mime_type,
+                template_binding.content_model,
+            )
+            read = partial(template_binding.read, ctx=context, **arguments)
         try:
-            if uri in self.resources:
-                resource, binding = self.resources[uri]
-                assert binding.read is not None
-                name, mime_type, model = (
-                    resource.name,
-                    resource.mime_type,
-                    binding.content_model,
-                )
-                value = await binding.read(Context(ctx, self.server))
-            else:
-                template, template_binding, arguments = self._match(uri)
-                name, mime_type, model = (
-                    template.name,
-                    template.mime_type,
-                    template_binding.content_model,
-                )
-                value = await template_binding.read(
-                    ctx=Context(ctx, self.server), **arguments
-                )
+            value = await call_handler(read, limits_of(self.server).handler_timeout)
         except InputRequired as asking:
             return asking.result
         except NotFoundError:
             raise not_found(uri) from None
         except MCPError:
             raise
+        except HandlerTimedOut as exc:
+            logger.warning("reading resource %r %s, and was cancelled", uri, exc)
+            raise MCPError(
+                INTERNAL_ERROR,
+                f"Reading resource '{uri}' timed out after {exc.timeout:g} s.",
+            ) from None
         except Exception:
+            # A crash, SystemExit included (see guard.py): the server keeps serving.
             # Never leak exception text or tracebacks to the client: log them here.
             logger.exception("reading resource %r failed", uri)
             raise MCPError(
@@ -209,7 +220,7 @@ class ResourceTable:
                     for variable, value in variables.items()
                 }
                 return template, binding, arguments
-        raise NotFoundError(uri)
+        raise not_found(uri)
 
     def _contents(
         self,

@@ -19,6 +19,8 @@ from pydantic import BaseModel
 
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS
+from .guard import HandlerTimedOut, call_handler
+from .limits import limits_of
 from .log import logger
 from .pagination import Pages
 
@@ -148,16 +150,25 @@ class PromptTable:
                 if binding.arguments_model
                 else None
             )
+            get = binding.get
             try:
-                messages = [
-                    types.PromptMessage.model_validate(m)
-                    for m in await binding.get(args, Context(ctx, self.server))
-                ]
+                answer = await call_handler(
+                    lambda: get(args, Context(ctx, self.server)),
+                    limits_of(self.server).handler_timeout,
+                )
+                messages = [types.PromptMessage.model_validate(m) for m in answer]
             except InputRequired as asking:
                 return asking.result
             except MCPError:
                 raise
+            except HandlerTimedOut as exc:
+                logger.warning("prompt %r %s, and was cancelled", name, exc)
+                raise MCPError(
+                    INTERNAL_ERROR,
+                    f"Prompt '{name}' timed out after {exc.timeout:g} s.",
+                ) from None
             except Exception:
+                # A crash, SystemExit included (see guard.py): the server keeps serving.
                 # Never leak exception text or tracebacks to the client: log them here.
                 logger.exception("prompt %r failed", name)
                 raise MCPError(

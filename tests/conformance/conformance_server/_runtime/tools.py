@@ -23,6 +23,8 @@ from pydantic import BaseModel
 from .content import ToolResult
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, ToolError
+from .guard import HandlerTimedOut, call_handler
+from .limits import limits_of
 from .log import logger
 from .pagination import Pages
 from .validation import SchemaValidator, conform, typed
@@ -120,14 +122,21 @@ class ToolTable:
             return self._invalid_arguments(name, violations)
         args = typed(binding.input_model, arguments, f"tool {name!r}")
         try:
-            value = await binding.call(args, Context(ctx, self.server))
+            value = await call_handler(
+                lambda: binding.call(args, Context(ctx, self.server)),
+                limits_of(self.server).handler_timeout,
+            )
         except InputRequired as asking:
             return asking.result
         except ToolError as exc:
             return error_result(str(exc))
         except MCPError:
             raise
+        except HandlerTimedOut as exc:
+            logger.warning("tool %r %s, and was cancelled", name, exc)
+            return error_result(f"Tool '{name}' timed out after {exc.timeout:g} s.")
         except Exception:
+            # A crash, SystemExit included (see guard.py): the server keeps serving.
             # Never leak exception text or tracebacks to the client: log them here.
             logger.exception("tool %r failed", name)
             return error_result(f"Tool '{name}' failed with an internal error.")

@@ -1,0 +1,173 @@
+"""Handlers and clients that try to stop, stall or fool the server: it keeps serving.
+
+Handlers of the toy raise SystemExit, KeyboardInterrupt or a BaseExceptionGroup, or
+stall, when asked to (`toy_server.handlers.hostile`).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from toy_server.handlers import HOSTILE, HOSTILE_NUMBERS, STALL, Toy
+from toy_server.models import DivideInput
+from toy_server.server import create_server
+
+from mcpgen.runtime.context import Context
+from mcpgen.runtime.limits import Limits
+
+pytestmark = pytest.mark.anyio
+MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshake
+HERE = Path(__file__).parent
+SHORT = Limits(handler_timeout=0.3)
+
+
+def _text(result: types.CallToolResult) -> str:
+    return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+def _logged_crash(caplog: pytest.LogCaptureFixture, what: str) -> None:
+    """One error was logged, with the traceback of the BaseException the handler raised."""
+    [record] = [r for r in caplog.records if r.name == "mcpgen" and r.levelno >= logging.ERROR]
+    assert record.exc_info is not None
+    cause = record.exc_info[1].__cause__ if record.exc_info[1] else None
+    assert type(cause) is type(HOSTILE[what]())
+    assert record.exc_text is None or "Traceback" in record.exc_text
+    caplog.clear()
+
+
+@pytest.mark.parametrize("what", sorted(HOSTILE))
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_tool_raising_a_base_exception_is_an_internal_error(
+    mode: str, what: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="mcpgen")
+    async with Client(create_server(), mode=mode) as client:
+        result = await client.call_tool("divide", {"a": HOSTILE_NUMBERS[what], "b": 1})
+        assert result.is_error is True
+        assert _text(result) == "Tool 'divide' failed with an internal error."
+        assert "secret" not in result.model_dump_json()
+        _logged_crash(caplog, what)
+        # The server keeps serving.
+        again = await client.call_tool("divide", {"a": 1, "b": 4})
+        assert again.structured_content == {"quotient": 0.25}
+
+
+@pytest.mark.parametrize("what", sorted(HOSTILE))
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_resource_or_prompt_raising_a_base_exception_is_an_internal_error(
+    mode: str, what: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="mcpgen")
+    async with Client(create_server(), mode=mode) as client:
+        with pytest.raises(MCPError) as read:
+            await client.read_resource(f"toy://items/{what}")
+        assert (read.value.code, read.value.message) == (
+            -32603,
+            f"Reading resource 'toy://items/{what}' failed with an internal error.",
+        )
+        _logged_crash(caplog, what)
+        with pytest.raises(MCPError) as prompt:
+            await client.get_prompt("summary", {"topic": what})
+        assert (prompt.value.code, prompt.value.message) == (
+            -32603,
+            "Prompt 'summary' failed with an internal error.",
+        )
+        _logged_crash(caplog, what)
+        with pytest.raises(MCPError) as completion:
+            await client.complete(types.ResourceTemplateReference(uri="toy://items/{id}"), {"name": "id", "value": what})
+        assert (completion.value.code, completion.value.message) == (
+            -32603,
+            "Completion failed with an internal error.",
+        )
+        _logged_crash(caplog, what)
+        item = await client.read_resource("toy://items/apple")
+        assert isinstance(item.contents[0], types.TextResourceContents)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_stalled_handler_times_out_and_is_cancelled(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpgen")
+    async with Client(create_server(limits=SHORT), mode=mode) as client:
+        with anyio.fail_after(5):
+            result = await client.call_tool("divide", {"a": HOSTILE_NUMBERS[STALL], "b": 1})
+        assert result.is_error is True
+        assert _text(result) == "Tool 'divide' timed out after 0.3 s."
+        for call in (
+            lambda: client.read_resource(f"toy://items/{STALL}"),
+            lambda: client.get_prompt("summary", {"topic": STALL}),
+        ):
+            with pytest.raises(MCPError) as caught, anyio.fail_after(5):
+                await call()
+            assert caught.value.code == -32603
+            assert "timed out after 0.3 s" in caught.value.message
+        again = await client.call_tool("divide", {"a": 1, "b": 4})
+        assert again.structured_content == {"quotient": 0.25}
+    assert sum("timed out after 0.3 s, and was cancelled" in r.getMessage() for r in caplog.records) == 3
+
+
+class Watched(Toy):
+    """divide stalls, and says when it started and whether it was cancelled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = anyio.Event()
+        self.cancelled = anyio.Event()
+
+    async def divide(self, args: DivideInput, ctx: Context) -> Any:
+        self.started.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            self.cancelled.set()
+
+
+async def test_the_timeout_cancels_the_handler() -> None:
+    toy = Watched()
+    async with Client(create_server(toy, limits=SHORT), mode="legacy") as client:
+        result = await client.call_tool("divide", {"a": 1, "b": 1})
+    assert result.is_error is True
+    assert toy.cancelled.is_set()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_client_cancellation_still_cancels_the_handler(mode: str) -> None:
+    toy = Watched()
+    async with Client(create_server(toy, limits=Limits(handler_timeout=None)), mode=mode) as client:
+        async with anyio.create_task_group() as group:
+            group.start_soon(client.call_tool, "divide", {"a": 1, "b": 1})
+            with anyio.fail_after(5):
+                await toy.started.wait()
+            group.cancel_scope.cancel()
+        with anyio.fail_after(5):
+            await toy.cancelled.wait()
+        again = await client.call_tool("echo", {"text": "still here"})
+        assert _text(again) == "still here"
+
+
+SERVE = (
+    "import sys; from toy_server.server import create_server; "
+    "from mcpgen.runtime.serving import serve; serve(create_server(), sys.argv[1:])"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+async def test_over_stdio_the_server_survives_system_exit_and_keyboard_interrupt(mode: str) -> None:
+    parameters = StdioServerParameters(command=sys.executable, args=["-c", SERVE], cwd=str(HERE))
+    async with Client(parameters, mode=mode) as client:
+        for what in sorted(HOSTILE):
+            result = await client.call_tool("divide", {"a": HOSTILE_NUMBERS[what], "b": 1})
+            assert _text(result) == "Tool 'divide' failed with an internal error."
+            with pytest.raises(MCPError) as caught:
+                await client.read_resource(f"toy://items/{what}")
+            assert caught.value.code == -32603
+        result = await client.call_tool("divide", {"a": 1, "b": 8})
+    assert result.structured_content == {"quotient": 0.125}
