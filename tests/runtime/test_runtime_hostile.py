@@ -6,6 +6,10 @@ stall, when asked to (`toy_server.handlers.hostile`).
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
 import logging
 import sys
 from pathlib import Path
@@ -21,7 +25,12 @@ from toy_server.models import DivideInput
 from toy_server.server import create_server
 
 from mcpgen.runtime.context import Context
+from mcpgen.runtime.encoding import to_json
+from mcpgen.runtime.keys import SECRET_VARIABLE
 from mcpgen.runtime.limits import Limits
+from mcpgen.runtime.package_data import schema_document
+from mcpgen.runtime.pagination import Pages
+from mcpgen.runtime.server import GeneratedServer
 
 pytestmark = pytest.mark.anyio
 MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshake
@@ -171,3 +180,77 @@ async def test_over_stdio_the_server_survives_system_exit_and_keyboard_interrupt
             assert caught.value.code == -32603
         result = await client.call_tool("divide", {"a": 1, "b": 8})
     assert result.structured_content == {"quotient": 0.125}
+
+
+# --------------------------------------------------------------------------- cursors
+
+HUGE_CURSORS = [
+    base64.urlsafe_b64encode(("1" * 5000 + ".0").encode()).decode(),  # Python's int-string limit
+    "A" * 100_000,
+    base64.urlsafe_b64encode("١.0".encode()).decode(),  # a non-ASCII digit
+    base64.urlsafe_b64encode(b"-1.0").decode(),
+    "%%%",
+    "",
+]
+
+
+@pytest.mark.parametrize("cursor", HUGE_CURSORS, ids=["digits", "long", "arabic", "negative", "junk", "empty"])
+@pytest.mark.parametrize("mode", MODES)
+async def test_any_malformed_cursor_is_invalid_params(mode: str, cursor: str) -> None:
+    async with Client(create_server(page_size=1), mode=mode) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.list_tools(cursor=cursor, cache_mode="bypass")
+        assert (caught.value.code, caught.value.message) == (-32602, "Invalid cursor")
+        assert len(str(caught.value.data)) < 200
+        listed = await client.list_tools(cache_mode="bypass")
+        assert [t.name for t in listed.tools] == ["divide"]
+
+
+def _forged(offset: int) -> str:
+    """A cursor signed the old way: with a key derived from the public list alone."""
+    tools = [types.Tool.model_validate(t) for t in schema_document("toy_server")["tools/list"]["tools"]]
+    key = hashlib.sha256(json.dumps([to_json(t) for t in tools], sort_keys=True).encode()).digest()
+    signature = hmac.new(key, str(offset).encode(), hashlib.sha256).hexdigest()[:32]
+    return base64.urlsafe_b64encode(f"{offset}.{signature}".encode()).decode()
+
+
+async def _first_cursor(server: GeneratedServer) -> str:
+    async with Client(server, mode="auto") as client:
+        cursor = (await client.list_tools(cache_mode="bypass")).next_cursor
+    assert cursor is not None
+    return cursor
+
+
+async def _accepts(server: GeneratedServer, cursor: str) -> bool:
+    async with Client(server, mode="auto") as client:
+        try:
+            await client.list_tools(cursor=cursor, cache_mode="bypass")
+        except MCPError as error:
+            assert error.code == -32602
+            return False
+    return True
+
+
+async def test_cursors_are_signed_with_the_deployment_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the secret: a key of this process; the public list alone does not forge one.
+    monkeypatch.delenv(SECRET_VARIABLE, raising=False)
+    alone = create_server(page_size=1)
+    assert not await _accepts(alone, _forged(1))
+    assert await _accepts(create_server(page_size=1), await _first_cursor(alone))
+    # Replicas that share the secret accept each other's cursors, and no one else's.
+    monkeypatch.setenv(SECRET_VARIABLE, "a" * 64)
+    replica, other = create_server(page_size=1), create_server(page_size=1)
+    cursor = await _first_cursor(replica)
+    assert await _accepts(other, cursor)
+    assert not await _accepts(other, _forged(1))
+    monkeypatch.setenv(SECRET_VARIABLE, "b" * 64)
+    assert not await _accepts(create_server(page_size=1), cursor)
+
+
+def test_a_cursor_outlives_no_change_to_the_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SECRET_VARIABLE, "a" * 64)
+    _, cursor = Pages(["a", "b", "c"], 1).page(None)
+    assert cursor is not None
+    assert Pages(["a", "b", "c"], 1).page(types.PaginatedRequestParams(cursor=cursor))[0] == ["b"]
+    with pytest.raises(MCPError):
+        Pages(["a", "b", "d"], 1).page(types.PaginatedRequestParams(cursor=cursor))

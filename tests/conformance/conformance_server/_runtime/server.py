@@ -10,7 +10,6 @@ schema.json, which mcpgen writes beside server.py.
 
 from __future__ import annotations
 
-import os
 import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -33,6 +32,7 @@ from mcp.server.subscriptions import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .completions import CompletionHandler, CompletionTable, CompletionValues
+from .keys import deployment_secret
 from .limits import Limits
 from .log import logger
 from .package_data import schema_document
@@ -220,8 +220,8 @@ async def _quietly(send: Awaitable[None]) -> None:
 def _request_state_security() -> RequestStateSecurity:
     """The key that seals `requestState` (AES-GCM). Replicas behind one load balancer must
     share it: set MCP_REQUEST_STATE_KEY to 32 or more random bytes (e.g. 64 hex digits).
-    Without it, a key is made for this process alone."""
-    key = os.environ.get("MCP_REQUEST_STATE_KEY")
+    Without it, a key is made for this process alone (see keys.py)."""
+    key = deployment_secret()
     return RequestStateSecurity(keys=[key]) if key else RequestStateSecurity.ephemeral()
 
 
