@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS
 from .guard import HandlerTimedOut, call_handler
-from .limits import limits_of
+from .limits import bounded, clip, limits_of
 from .log import logger
 from .pagination import Pages
 
@@ -125,7 +125,9 @@ class PromptTable:
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult | types.InputRequiredResult:
         name = params.name
+        limits = limits_of(self.server)
         if name not in self.prompts:
+            name = clip(name, limits.quote_chars)
             raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}", {"prompt": name})
         prompt, binding = self.prompts[name]
         arguments = params.arguments or {}
@@ -135,10 +137,13 @@ class PromptTable:
         if missing or unknown:
             problems = [f"missing required argument '{a}'" for a in missing]
             problems += [f"unknown argument '{a}'" for a in unknown]
-            raise MCPError(
-                INVALID_PARAMS,
-                f"Invalid arguments for prompt '{name}': " + "; ".join(problems),
+            header = f"Invalid arguments for prompt '{name}': "
+            shown, left_out = bounded(
+                problems, limits, limits.max_error_chars - len(header)
             )
+            if left_out:
+                shown.append(f"{left_out} more not shown")
+            raise MCPError(INVALID_PARAMS, header + "; ".join(shown))
         if binding.messages is not None:
             messages = [render_message(m, arguments) for m in binding.messages]
         else:
@@ -152,7 +157,7 @@ class PromptTable:
             try:
                 answer = await call_handler(
                     lambda: get(args, Context(ctx, self.server)),
-                    limits_of(self.server).handler_timeout,
+                    limits.handler_timeout,
                 )
                 messages = [types.PromptMessage.model_validate(m) for m in answer]
             except InputRequired as asking:

@@ -22,7 +22,7 @@ from .content import ToolResult
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, ToolError
 from .guard import HandlerTimedOut, call_handler
-from .limits import limits_of
+from .limits import bounded, clip, limits_of
 from .log import logger
 from .pagination import Pages
 from .validation import SchemaValidator, conform, typed
@@ -112,6 +112,7 @@ class ToolTable:
         binding = self.bindings.get(name)
         if binding is None:
             # An unknown tool is a protocol error (the SDK's MCPServer says isError).
+            name = clip(name, limits_of(self.server).quote_chars)
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}", {"tool": name})
         arguments = params.arguments or {}
         # The JSON Schema first: it is what the client saw, and its messages say so.
@@ -148,13 +149,21 @@ class ToolTable:
     def _invalid_arguments(
         self, name: str, violations: list[str]
     ) -> types.CallToolResult:
-        message = f"Invalid arguments for tool '{name}':\n" + "\n".join(
-            f"- {v}" for v in violations
+        # A violation quotes the value: bound what a huge or much-broken value costs.
+        limits = limits_of(self.server)
+        header = f"Invalid arguments for tool '{name}':"
+        shown, left_out = bounded(
+            violations, limits, limits.max_error_chars - len(header)
         )
+        lines = [header, *(f"- {v}" for v in shown)]
+        if left_out:
+            lines.append(f"({left_out} more not shown)")
+        message = "\n".join(lines)
         if self.arguments_are_protocol_errors:
-            raise MCPError(
-                INVALID_PARAMS, message, {"tool": name, "errors": violations}
-            )
+            data: dict[str, Any] = {"tool": name, "errors": shown}
+            if left_out:
+                data["more"] = left_out
+            raise MCPError(INVALID_PARAMS, message, data)
         return error_result(message)
 
     def _structured(

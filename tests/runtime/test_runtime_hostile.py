@@ -254,3 +254,52 @@ def test_a_cursor_outlives_no_change_to_the_list(monkeypatch: pytest.MonkeyPatch
     assert Pages(["a", "b", "c"], 1).page(types.PaginatedRequestParams(cursor=cursor))[0] == ["b"]
     with pytest.raises(MCPError):
         Pages(["a", "b", "d"], 1).page(types.PaginatedRequestParams(cursor=cursor))
+
+
+# --------------------------------------------------------------------------- error sizes
+
+HUGE = "x" * 3_900_000
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_invalid_huge_value_gives_a_short_error(mode: str) -> None:
+    async with Client(create_server(), mode=mode) as client:
+        result = await client.call_tool("divide", {"a": HUGE, "b": 1})
+    text = _text(result)
+    assert result.is_error is True
+    assert len(text) <= Limits().max_error_chars
+    header, violation = text.splitlines()
+    assert header == "Invalid arguments for tool 'divide':"
+    assert violation.startswith('- $.a: "xxx') and violation.endswith("more characters)")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_many_violations_are_capped_saying_how_many_were_left_out(mode: str) -> None:
+    limits = Limits(max_error_chars=1000)
+    async with Client(create_server(limits=limits), mode=mode) as client:
+        result = await client.call_tool("halves", {"values": ["y" * 300] * 10_000})
+    lines = _text(result).splitlines()
+    assert len(_text(result)) <= 1000
+    shown = [line for line in lines if line.startswith("- $.values[")]
+    assert 1 <= len(shown) < 10
+    assert lines[-1] == f"({10_000 - len(shown)} more not shown)"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_protocol_errors_are_bounded_too(mode: str) -> None:
+    server = create_server(invalid_arguments="protocol_error")
+    async with Client(server, mode=mode) as client:
+        with pytest.raises(MCPError) as invalid:
+            await client.call_tool("halves", {"values": [HUGE[:100_000]] * 100})
+        with pytest.raises(MCPError) as tool:
+            await client.call_tool(HUGE, {})
+        with pytest.raises(MCPError) as resource:
+            await client.read_resource("toy://nothing/" + HUGE)
+        with pytest.raises(MCPError) as prompt:
+            await client.get_prompt(HUGE, {})
+        with pytest.raises(MCPError) as arguments:
+            await client.get_prompt("greet", {f"{i}{HUGE[:1000]}": "" for i in range(1000)})
+    assert invalid.value.data["more"] > 90
+    for caught in (invalid, tool, resource, prompt, arguments):
+        assert caught.value.code == -32602
+        assert len(caught.value.message) + len(json.dumps(caught.value.data)) < 2 * Limits().max_error_chars

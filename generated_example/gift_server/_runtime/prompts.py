@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS
 from .guard import HandlerTimedOut, call_handler
-from .limits import limits_of
+from .limits import bounded, clip, limits_of
 from .log import logger
 from .pagination import Pages
 
@@ -127,7 +127,9 @@ class PromptTable:
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult | types.InputRequiredResult:
         name = params.name
+        limits = limits_of(self.server)
         if name not in self.prompts:
+            name = clip(name, limits.quote_chars)
             raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}", {"prompt": name})
         prompt, binding = self.prompts[name]
         arguments = params.arguments or {}
@@ -137,10 +139,13 @@ class PromptTable:
         if missing or unknown:
             problems = [f"missing required argument '{a}'" for a in missing]
             problems += [f"unknown argument '{a}'" for a in unknown]
-            raise MCPError(
-                INVALID_PARAMS,
-                f"Invalid arguments for prompt '{name}': " + "; ".join(problems),
+            header = f"Invalid arguments for prompt '{name}': "
+            shown, left_out = bounded(
+                problems, limits, limits.max_error_chars - len(header)
             )
+            if left_out:
+                shown.append(f"{left_out} more not shown")
+            raise MCPError(INVALID_PARAMS, header + "; ".join(shown))
         if binding.messages is not None:
             messages = [render_message(m, arguments) for m in binding.messages]
         else:
@@ -154,7 +159,7 @@ class PromptTable:
             try:
                 answer = await call_handler(
                     lambda: get(args, Context(ctx, self.server)),
-                    limits_of(self.server).handler_timeout,
+                    limits.handler_timeout,
                 )
                 messages = [types.PromptMessage.model_validate(m) for m in answer]
             except InputRequired as asking:

@@ -105,19 +105,19 @@ def clip(text: str, limit: int) -> str:
     return text[: max(limit - len(note), 0)] + note
 
 
-def bounded(lines: Sequence[str], limits: Limits, room: int) -> list[str]:
-    """`lines` (violations, say), each clipped, as many as fit in `room` characters;
-    then, if some were left out, a last line saying how many."""
+def bounded(lines: Sequence[str], limits: Limits, room: int) -> tuple[list[str], int]:
+    """`lines` (violations, say), each clipped to `limits.quote_chars`, as many as fit
+    in `room` characters (one at least), and how many were left out."""
     kept: list[str] = []
     used = 0
-    for index, line in enumerate(lines):
+    for line in lines:
         line = clip(line, limits.quote_chars)
-        left = len(lines) - index
-        # Keep room for the line that says how many were left out.
-        reserve = 0 if left == 1 else 40
-        if used + len(line) + 1 + reserve > room:
-            kept.append(f"... and {left} more not shown")
+        if kept and used + len(line) + 1 > room - _LEFT_OUT_NOTE:
             break
         kept.append(line)
         used += len(line) + 1
-    return kept
+    return kept, len(lines) - len(kept)
+
+
+_LEFT_OUT_NOTE = 40
+"""Room kept for the line that says how many were left out."""
