@@ -12,6 +12,7 @@ import hmac
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel
 from toy_server.handlers import HOSTILE, HOSTILE_NUMBERS, STALL, Toy
 from toy_server.models import DivideInput
 from toy_server.server import create_server
@@ -30,7 +32,8 @@ from mcpgen.runtime.keys import SECRET_VARIABLE
 from mcpgen.runtime.limits import Limits
 from mcpgen.runtime.package_data import schema_document
 from mcpgen.runtime.pagination import Pages
-from mcpgen.runtime.server import GeneratedServer
+from mcpgen.runtime.server import GeneratedServer, build_server
+from mcpgen.runtime.tools import ToolBinding
 
 pytestmark = pytest.mark.anyio
 MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshake
@@ -303,3 +306,73 @@ async def test_protocol_errors_are_bounded_too(mode: str) -> None:
     for caught in (invalid, tool, resource, prompt, arguments):
         assert caught.value.code == -32602
         assert len(caught.value.message) + len(json.dumps(caught.value.data)) < 2 * Limits().max_error_chars
+
+
+# --------------------------------------------------------------------------- regular expressions
+
+EVIL_PATTERN = "^(a+)+$"
+EVIL_WORD = "a" * 28 + "!"  # Python's re backtracks for about 13 s on this
+
+
+class Word(BaseModel):
+    word: str
+
+
+class Nothing(BaseModel):
+    pass
+
+
+@pytest.fixture
+def regex_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GeneratedServer:
+    """A one-tool package whose argument has a catastrophic pattern for backtracking engines."""
+    package = tmp_path / "regex_toy"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    word_schema = {
+        "type": "object",
+        "properties": {"word": {"type": "string", "pattern": EVIL_PATTERN}},
+        "required": ["word"],
+    }
+    document = {
+        "serverInfo": {"name": "regex-toy", "version": "1"},
+        "capabilities": {"tools": {"listChanged": False}},
+        "tools/list": {
+            "tools": [
+                {"name": "match", "inputSchema": word_schema},
+                {"name": "ping", "inputSchema": {"type": "object"}},
+            ]
+        },
+    }
+    (package / "schema.json").write_text(json.dumps(document))
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    async def match(args: Word, ctx: Context) -> str:
+        return "matched"
+
+    async def ping(args: Nothing, ctx: Context) -> str:
+        return "pong"
+
+    return build_server("regex_toy", tools={"match": ToolBinding(match, Word), "ping": ToolBinding(ping, Nothing)})
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_catastrophic_pattern_answers_at_once_while_others_are_served(
+    mode: str, regex_server: GeneratedServer
+) -> None:
+    answers: dict[str, tuple[float, types.CallToolResult]] = {}
+    async with Client(regex_server, mode=mode) as client:
+        started = time.perf_counter()
+
+        async def call(name: str, arguments: dict[str, Any]) -> None:
+            result = await client.call_tool(name, arguments)
+            answers[name] = (time.perf_counter() - started, result)
+
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as group:
+                group.start_soon(call, "match", {"word": EVIL_WORD})
+                group.start_soon(call, "ping", {})
+    elapsed, matched = answers["match"]
+    assert elapsed < 0.5
+    assert matched.is_error is True
+    assert _text(matched).startswith("Invalid arguments for tool 'match':\n- $.word: ")
+    assert answers["ping"][0] < 0.5 and _text(answers["ping"][1]) == "pong"
