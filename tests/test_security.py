@@ -1,0 +1,57 @@
+"""The README's Security section as written: its authentication example guards the server."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import sys
+from pathlib import Path
+
+import httpx2
+import pytest
+from helpers import EXAMPLE, ROOT, listening
+
+README = (ROOT / "README.md").read_text()
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
+
+
+def _auth_example() -> str:
+    start = README.index("## Security")
+    match = re.compile(r"```python\n(# asgi\.py.*?)```", re.DOTALL).search(README, start)
+    assert match, "no asgi.py example in the Security section"
+    return match.group(1)
+
+
+@pytest.mark.slow
+def test_the_bearer_token_example_guards_the_server(tmp_path: Path) -> None:
+    (tmp_path / "asgi.py").write_text(_auth_example())
+    token = secrets.token_hex(16)
+    environment = dict(os.environ, MCP_BEARER_TOKEN=token, PYTHONPATH=str(EXAMPLE))
+
+    def command(port: int) -> list[str]:
+        return [
+            sys.executable, "-m", "uvicorn", "asgi:app", "--app-dir", str(tmp_path),
+            "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+        ]  # fmt: skip
+
+    with listening(command, env=environment) as url:
+
+        def post(headers: dict[str, str]) -> int:
+            headers = {
+                "Host": "MCP.example.com",
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+                **headers,
+            }
+            return httpx2.post(url, json=INITIALIZE, headers=headers, timeout=10).status_code
+
+        assert post({}) == 401
+        assert post({"Authorization": "Bearer wrong"}) == 401
+        assert post({"Authorization": f"Bearer {token}"}) == 200
+        assert post({"Authorization": f"Bearer {token}", "Host": "127.0.0.1"}) == 421
