@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import socket
 import sys
+import time
 from pathlib import Path
 
 import httpx2
@@ -55,3 +57,29 @@ def test_the_bearer_token_example_guards_the_server(tmp_path: Path) -> None:
         assert post({"Authorization": "Bearer wrong"}) == 401
         assert post({"Authorization": f"Bearer {token}"}) == 200
         assert post({"Authorization": f"Bearer {token}", "Host": "127.0.0.1"}) == 421
+
+
+@pytest.mark.slow
+def test_uvicorn_of_your_own_gets_the_header_timeout_by_its_http_option() -> None:
+    def command(port: int) -> list[str]:
+        return [
+            sys.executable, "-m", "uvicorn", "asgi:app", "--app-dir", str(EXAMPLE), "--port", str(port),
+            "--http", "gift_server._runtime.uvicorn_server:HeaderTimeoutProtocol", "--log-level", "warning",
+        ]  # fmt: skip
+
+    with listening(command, env=dict(os.environ, PYTHONPATH=str(EXAMPLE))) as url:
+        port = int(url.split(":")[2].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            slow.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            slow.settimeout(1)
+            started = time.monotonic()
+            closed = False
+            while not closed and time.monotonic() - started < 20:
+                try:
+                    slow.sendall(b"a")  # a byte a second: uvicorn alone waits for ever
+                    closed = slow.recv(1024) == b""
+                except TimeoutError:
+                    pass
+                except OSError:
+                    closed = True
+            assert closed and 9 < time.monotonic() - started < 13
