@@ -12,8 +12,9 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from helpers import EXAMPLE, ROOT, listening
+from helpers import EXAMPLE, ROOT, listening, load_example_app
 
+pytestmark = pytest.mark.anyio
 README = (ROOT / "README.md").read_text()
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -83,3 +84,17 @@ def test_uvicorn_of_your_own_gets_the_header_timeout_by_its_http_option() -> Non
                 except OSError:
                     closed = True
             assert closed and 9 < time.monotonic() - started < 13
+
+
+async def test_the_generated_package_takes_limits_and_allowed_hosts() -> None:
+    from gift_server import Limits, create_app, create_server
+    from gift_server._runtime.guard import call_handler
+
+    shop = load_example_app().GiftShop()
+    assert create_server(shop, limits=Limits(handler_timeout=5)).limits.handler_timeout == 5
+    assert create_server(shop).limits == Limits()
+    assert call_handler  # the runtime's guard ships in the package
+    app = create_app(shop, host="0.0.0.0", allowed_hosts=["MCP.example.com"])
+    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app)) as client:
+        refused = await client.post("http://evil.example/mcp", json=INITIALIZE)
+    assert refused.status_code == 421
