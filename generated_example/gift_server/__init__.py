@@ -18,6 +18,7 @@ from ._runtime.content import (
 )
 from ._runtime.context import Context, elicitation, roots, sampling
 from ._runtime.errors import NotFoundError, ToolError
+from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer
 from .client import GiftServerClient
 from .handlers import Handlers
@@ -45,6 +46,7 @@ __all__ = [
     "GiftServerClient",
     "GiftThankYouArguments",
     "Handlers",
+    "Limits",
     "NotFoundError",
     "Occasion",
     "ResourceContent",

@@ -31,6 +31,7 @@ RUNTIME_EXPORTS = {
     ),
     "._runtime.context": ("Context", "elicitation", "roots", "sampling"),
     "._runtime.errors": ("NotFoundError", "ToolError"),
+    "._runtime.limits": ("Limits",),
     "._runtime.server": ("GeneratedServer",),
 }
 
@@ -199,6 +200,7 @@ class PythonView:
     def server_imports(self) -> str:
         imports = Imports().add("__future__", "annotations")
         imports.add("collections.abc", "Sequence").add("typing", "Any")
+        imports.add("._runtime.limits", "Limits")
         imports.add("._runtime.server", "GeneratedServer", "build_server")
         imports.add("._runtime.serving", "http_app", "serve")
         imports.add(".handlers", "Handlers")

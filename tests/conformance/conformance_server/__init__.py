@@ -18,6 +18,7 @@ from ._runtime.content import (
 )
 from ._runtime.context import Context, elicitation, roots, sampling
 from ._runtime.errors import NotFoundError, ToolError
+from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer
 from .client import McpgenConformanceClient
 from .handlers import Handlers
@@ -61,6 +62,7 @@ __all__ = [
     "Handlers",
     "JsonSchema202012ToolInput",
     "JsonSchema202012ToolInputAddress",
+    "Limits",
     "McpgenConformanceClient",
     "NotFoundError",
     "ResourceContent",

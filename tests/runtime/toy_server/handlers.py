@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import anyio
 import mcp_types as types
 
 from mcpgen.runtime.content import ToolResult, text
@@ -27,6 +28,26 @@ UNLUCKY = 13
 """divide answers a == 13 with a value of the wrong shape."""
 CRASH = 666
 """divide crashes on a == 666, with a message the client must never see."""
+HOSTILE: dict[str, Callable[[], BaseException]] = {
+    "exit": lambda: SystemExit(3),
+    "interrupt": KeyboardInterrupt,
+    "group": lambda: BaseExceptionGroup(
+        "two", [SystemExit(4), ValueError("secret detail")]
+    ),
+}
+"""What a handler raises when asked (divide's a, an item's id, summary's topic, a
+completion's value): BaseExceptions that must not stop the server."""
+HOSTILE_NUMBERS = {"exit": 777, "interrupt": 778, "group": 779, "stall": 780}
+STALL = "stall"
+"""Sleeps until cancelled: the handler timeout must stop it."""
+
+
+async def hostile(what: str) -> None:
+    """Raise or stall as `what` says; nothing for anything else."""
+    if what == STALL:
+        await anyio.sleep_forever()
+    if what in HOSTILE:
+        raise HOSTILE[what]()
 
 
 class Toy:
@@ -40,6 +61,9 @@ class Toy:
             return {"quotient": "unlucky"}
         if args.a == CRASH:
             raise RuntimeError("secret detail")
+        for what, number in HOSTILE_NUMBERS.items():
+            if args.a == number:
+                await hostile(what)
         return DivideOutput(quotient=args.a / args.b)
 
     async def halves(self, args: HalvesInput, ctx: Context) -> ToolResult[list[float]]:
@@ -69,6 +93,7 @@ class Toy:
         return "a note"
 
     async def read_item(self, id: str, ctx: Context) -> Item:
+        await hostile(id)
         if id not in ITEMS:
             raise NotFoundError(id)
         return Item(id=id, name=ITEMS[id])
@@ -76,6 +101,7 @@ class Toy:
     async def get_summary(
         self, args: SummaryArguments, ctx: Context
     ) -> list[types.PromptMessage]:
+        await hostile(args.topic)
         message = f"Summarize {args.topic}."
         return [
             types.PromptMessage(role="user", content=types.TextContent(text=message))
@@ -90,6 +116,7 @@ class Toy:
         context: dict[str, str],
         ctx: Context,
     ) -> Sequence[str] | None:
+        await hostile(value)
         if (ref_type, ref, argument) == ("resource", "toy://items/{id}", "id"):
             return [id for id in ITEMS if id.startswith(value)]
         return None

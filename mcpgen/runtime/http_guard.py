@@ -1,0 +1,231 @@
+"""What every HTTP request passes before the MCP transport sees it: DNS-rebinding
+protection (the `Host` and `Origin` headers) and a bounded request body.
+
+DNS rebinding: a web page on evil.example makes the browser resolve its own name to
+127.0.0.1 (or a private address) and then talks to a server there, in the page's
+name. The server sees `Host: evil.example`, so refusing Host names it does not
+answer to stops it. The SDK checks this only for exactly 127.0.0.1, localhost and
+::1, and case-sensitively; this does it for any loopback, private (RFC 1918,
+fc00::/7) or link-local bind address, without regard to case.
+
+Pure ASGI and standard library only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+"""The names a loopback server also answers to, whatever loopback address it binds."""
+
+_PRIVATE = [
+    ipaddress.ip_network(network)
+    for network in (
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "169.254.0.0/16",
+        "fc00::/7",
+        "fe80::/10",
+    )
+]
+
+
+def allowed_hosts_for(
+    bind_host: str, allowed_hosts: Iterable[str] | None = None
+) -> frozenset[str] | None:
+    """The host names requests may carry in `Host` and `Origin` (any port), or None
+    when any is accepted.
+
+    `allowed_hosts`, when given, decides (`"*"` among them: any host). Otherwise a
+    server bound to a loopback address (or `localhost`) answers to that address,
+    `localhost`, `127.0.0.1` and `[::1]`; one bound to a private or link-local
+    address answers to that address only; one bound to a public or wildcard address
+    (0.0.0.0, ::) or a host name accepts any host, as it sits behind a proxy or
+    load balancer that decides.
+    """
+    if allowed_hosts is not None:
+        names = [_normal(host) for host in allowed_hosts]
+        return None if "*" in names else frozenset(names)
+    host = bind_host.strip("[]")
+    if host.lower() == "localhost":
+        return frozenset(LOOPBACK_NAMES)
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    name = _normal(f"[{host}]" if address.version == 6 else host)
+    if address.is_loopback:
+        return frozenset({name, *LOOPBACK_NAMES})
+    if any(address in network for network in _PRIVATE):
+        return frozenset({name})
+    return None
+
+
+def _normal(host: str) -> str:
+    """A host name as compared: lower case, IPv6 addresses in brackets, no port, no
+    final dot."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        host = host.partition("]")[0] + "]"
+    elif host.count(":") == 1:
+        host = host.partition(":")[0]
+    elif host.count(":") > 1:
+        host = f"[{host}]"
+    return host.removesuffix(".")
+
+
+def host_name(header: str) -> str | None:
+    """The host name of a `Host` header (`Example.com:8000` -> `example.com`), or None
+    when it is malformed."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        name, bracket, port = header.partition("]")
+        if not bracket or (
+            port and not (port[:1] == ":" and port[1:].isascii() and port[1:].isdigit())
+        ):
+            return None
+        return _normal(name + "]")
+    name, colon, port = header.partition(":")
+    if not name or (colon and not (port.isascii() and port.isdigit())):
+        return None
+    return _normal(name)
+
+
+def origin_host_name(origin: str) -> str | None:
+    """The host name of an `Origin` header (`http://Example.com:8000`), or None when it
+    is not an http(s) origin (`null` included)."""
+    try:
+        parts = urlsplit(origin.strip())
+        parts.port  # noqa: B018 (raises ValueError for a bad port)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return None
+    name = parts.hostname
+    return _normal(f"[{name}]" if ":" in name else name)
+
+
+class RequestGuard:
+    """ASGI middleware: refuses requests whose `Host` (421) or `Origin` (403) names a
+    host not allowed (see `allowed_hosts_for`), and reads each request's body up
+    front, refusing one larger than `max_body` bytes (413) or slower than
+    `body_timeout` seconds (408)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        allowed: frozenset[str] | None,
+        max_body: int,
+        body_timeout: float | None,
+    ) -> None:
+        self.app = app
+        self.allowed = allowed
+        self.max_body = max_body
+        self.body_timeout = body_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        refusal = self._refusal(scope.get("headers", []))
+        if refusal is not None:
+            await _respond(send, *refusal)
+            return
+        if scope["type"] == "websocket":
+            await self.app(scope, receive, send)
+            return
+        body = await self._body(scope, receive)
+        if isinstance(body, tuple):
+            await _respond(send, *body)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return body
+
+        await self.app(scope, replay, send)
+
+    def _refusal(
+        self, headers: Iterable[tuple[bytes, bytes]]
+    ) -> tuple[int, str] | None:
+        if self.allowed is None:
+            return None
+        hosts = [v for k, v in headers if k.lower() == b"host"]
+        origins = [v for k, v in headers if k.lower() == b"origin"]
+        if len(hosts) != 1 or host_name(_text(hosts[0])) not in self.allowed:
+            return 421, "Invalid Host header"
+        if len(origins) > 1 or (
+            origins and origin_host_name(_text(origins[0])) not in self.allowed
+        ):
+            return 403, "Invalid Origin header"
+        return None
+
+    async def _body(self, scope: Scope, receive: Receive) -> Message | tuple[int, str]:
+        """The whole body, as one `http.request` message, or the refusal."""
+        for key, value in scope.get("headers", []):
+            if key.lower() == b"content-length":
+                length = _text(value).strip()
+                if (
+                    length.isascii()
+                    and length.isdigit()
+                    and int(length[:20]) > self.max_body
+                ):
+                    return 413, "Request body too large"
+        chunks: list[bytes] = []
+        size = 0
+        timeout = math.inf if self.body_timeout is None else self.body_timeout
+        with anyio.move_on_after(timeout):
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return message  # the client left: pass that on
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_body:
+                    return 413, "Request body too large"
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    return {"type": "http.request", "body": b"".join(chunks)}
+        return 408, "Request body timed out"
+
+
+def _text(value: bytes) -> str:
+    return value.decode("latin-1")
+
+
+async def _respond(send: Send, status: int, text: str) -> None:
+    body = text.encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
