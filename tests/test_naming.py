@@ -41,3 +41,9 @@ def test_model_and_method_names() -> None:
     assert naming.prompt_method("gift_congrats_style") == "get_gift_congrats_style"
     assert naming.client_class("gift-server") == "GiftServerClient"
     assert naming.package("gift-server") == "gift_server"
+
+
+def test_a_definition_never_takes_a_name_the_package_uses() -> None:
+    assert naming.definition_model("context") == "ContextModel"
+    assert naming.definition_model("Limits") == "LimitsModel"
+    assert naming.definition_model("gift") == "Gift"

@@ -82,5 +82,48 @@ def prompt_arguments_model(prompt_name: str) -> str:
     return f"{pascal(prompt_name)}Arguments"
 
 
+# Names generated modules define or import beside the models (the package's exports, the
+# typing and pydantic names in models.py, the SDK names in client.py and server.py). A shared
+# definition with one of these names gets a `Model` suffix, so neither hides the other.
+TAKEN_CLASS_NAMES = frozenset(
+    {
+        "ABC",
+        "Annotated",
+        "Any",
+        "BaseModel",
+        "Client",
+        "ConfigDict",
+        "Context",
+        "Field",
+        "GeneratedServer",
+        "Handlers",
+        "Limits",
+        "Literal",
+        "Mapping",
+        "Mode",
+        "NotFoundError",
+        "ProgressFnT",
+        "PromptBinding",
+        "ResourceBinding",
+        "ResourceContent",
+        "RootModel",
+        "Self",
+        "Sequence",
+        "Server",
+        "StdioServerParameters",
+        "TemplateBinding",
+        "ToolBinding",
+        "ToolCallError",
+        "ToolContent",
+        "ToolError",
+        "ToolResult",
+        "TracebackType",
+        "TypeAlias",
+        "UriTemplate",
+    }
+)
+
+
 def definition_model(definition_name: str) -> str:
-    return pascal(definition_name)
+    name = pascal(definition_name)
+    return f"{name}Model" if name in TAKEN_CLASS_NAMES else name
