@@ -1,23 +1,17 @@
-"""The Jinja2 environment for generated Python and Markdown, and black with fixed settings."""
+"""The Jinja2 environment for generated Python and Markdown, and its filters."""
 
 from __future__ import annotations
 
 import functools
 from typing import Any
 
-import black
 import jinja2
-from black.mode import TargetVersion
 
 from mcpgen import __version__
 from mcpgen.render import template_directory
+from mcpgen.render.formatting import BLACK_MODE, format_python
 
-# Fixed, so that no configuration of the user's can change the output.
-BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=88)
-
-
-def format_python(source: str) -> str:
-    return black.format_str(source, mode=BLACK_MODE)
+__all__ = ["BLACK_MODE", "format_python", "render_template"]
 
 
 def python_literal(value: Any) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from importlib.resources import files
 
 from mcpgen.ir.model import Api
-from mcpgen.render.environment import format_python, render_template
+from mcpgen.render.environment import render_template
+from mcpgen.render.formatting import format_modules
 from mcpgen.render.model_index import index_models
 from mcpgen.render.models import render_models
 from mcpgen.render.schema_doc import (
@@ -37,11 +38,13 @@ def runtime_sources() -> dict[str, str]:
 
 def render_package(api: Api) -> dict[str, bytes]:
     top = header(api)
-    models = format_python(render_models(api, top))
+    models = render_models(api, top)
+    # The index reads names and annotations, which formatting does not change.
     view = PythonView(api, index_models(models))
-    texts = {"models.py": models}
+    python = {"models.py": models}
     for module in TEMPLATED_MODULES:
-        texts[module] = format_python(render_template(f"{module}.jinja", api=api, view=view))
+        python[module] = render_template(f"{module}.jinja", api=api, view=view)
+    texts = dict(zip(python, format_modules(list(python.values())), strict=True))
     for name, source in runtime_sources().items():
         # Copied verbatim: the header adds only comments, so black's verdict is unchanged.
         texts[f"{RUNTIME_DIRECTORY}/{name}"] = f"{top}\n{source}"
