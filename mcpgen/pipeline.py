@@ -186,23 +186,50 @@ def _model_diagnostics(spec: Spec, api: Api, message: str) -> list[Diagnostic]:
     ] or [Diagnostic(str(spec.file), Position(1, 1), f"cannot generate models from the spec's schemas: {message}")]
 
 
+def _directory_key(spec_path: Path, raw: bytes, output: Path | None) -> str:
+    import hashlib
+
+    where = f"{os.path.abspath(spec_path)}\0{os.path.abspath(output) if output else ''}\0".encode()
+    return hashlib.sha256(where + raw).hexdigest()
+
+
+def _known_directory(spec_path: Path, raw: bytes, output: Path | None) -> Path | None:
+    """The package directory of exactly this spec text at this path, as a rebuild found it
+    before: reading a large spec's YAML only to learn where its package is costs seconds."""
+    from mcpgen import cache
+
+    known = cache.read("package-directories", _directory_key(spec_path, raw, output))
+    return Path(known) if known else None
+
+
+def _remember_directory(spec_path: Path, raw: bytes, output: Path | None, directory: Path) -> None:
+    from mcpgen import cache
+
+    cache.write("package-directories", _directory_key(spec_path, raw, output), str(directory))
+
+
 def fresh_package(spec_path: Path, output: Path | None = None, strict: bool = False) -> Path | None:
     """The package directory if it is exactly what this generator would write from this
     spec, untouched since; then a build need not render at all. None otherwise. Under
     `strict` a fresh package's spec is checked again (raising SpecError for a warning),
     since it may have been built without `strict`; still without rendering."""
+    from mcpgen.spec.assets import is_inside, project_root
     from mcpgen.write.manifest import is_fresh
 
     try:
         raw = spec_path.read_bytes()
-        data, source, problems = load_yaml(raw.decode("utf-8"), str(spec_path))
-    except Exception:  # whatever is wrong, the full build reports it properly
+    except OSError:
         return None
-    if problems:
-        return None
-    from mcpgen.spec.assets import is_inside, project_root
-
-    directory = package_directory(build_spec(data, source, spec_path), output)
+    directory = _known_directory(spec_path, raw, output)
+    if directory is None:
+        try:
+            data, source, problems = load_yaml(raw.decode("utf-8"), str(spec_path))
+        except Exception:  # whatever is wrong, the full build reports it properly
+            return None
+        if problems:
+            return None
+        directory = package_directory(build_spec(data, source, spec_path), output)
+        _remember_directory(spec_path, raw, output, directory)
     if not is_inside(directory, project_root(spec_path)) or not is_fresh(directory, spec_path, raw):
         return None  # outside the project, the full build decides whether that is allowed
     if strict:

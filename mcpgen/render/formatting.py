@@ -13,16 +13,16 @@ by worker processes when there are enough of them to repay starting the workers.
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from importlib.metadata import version
-from pathlib import Path
 
 import black
 from black.mode import TargetVersion
+
+from mcpgen import cache
 
 # Fixed, so that no configuration of the user's can change the output.
 BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=88)
@@ -31,16 +31,6 @@ BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=88)
 PARALLEL_PIECES = 400
 
 
-def cache_directory() -> Path:
-    """`$MCPGEN_CACHE_DIR`, or `$XDG_CACHE_HOME/mcpgen`, or `~/.cache/mcpgen`."""
-    configured = os.environ.get("MCPGEN_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "mcpgen"
-
-
-@functools.cache
 def _identity() -> bytes:
     return f"black {version('black')} {BLACK_MODE!r}\n".encode()
 
@@ -69,33 +59,10 @@ def pieces(source: str) -> list[str]:
     return [chunk for chunk in chunks if chunk.strip()]
 
 
-class _Cache:
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-
-    def get(self, key: str) -> str | None:
-        try:
-            return (self.directory / key[:2] / key).read_text(encoding="utf-8")
-        except OSError:
-            return None
-
-    def put(self, key: str, text: str) -> None:
-        """Best effort: a read-only or full disk only costs the next build some time."""
-        folder = self.directory / key[:2]
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            temporary = folder / f".{key}.{os.getpid()}"
-            temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, folder / key)
-        except OSError:
-            pass
-
-
 def format_pieces(all_pieces: Sequence[str]) -> list[str]:
     """Each piece through black, from the cache where it can."""
-    cache = _Cache(cache_directory())
     keys = [_key(piece) for piece in all_pieces]
-    formatted = [cache.get(key) for key in keys]
+    formatted = [cache.read("black", key) for key in keys]
     missing = sorted({index for index, text in enumerate(formatted) if text is None})
     sources = [all_pieces[index] for index in missing]
     if len(sources) >= PARALLEL_PIECES and (os.cpu_count() or 1) > 1:
@@ -105,7 +72,7 @@ def format_pieces(all_pieces: Sequence[str]) -> list[str]:
         results = [_black(source) for source in sources]
     for index, text in zip(missing, results, strict=True):
         formatted[index] = text
-        cache.put(keys[index], text)
+        cache.write("black", keys[index], text)
     return [text or "" for text in formatted]
 
 
