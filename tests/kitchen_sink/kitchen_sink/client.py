@@ -53,6 +53,8 @@ from .models import (
     NullablesOutput,
     PatternPropertiesInput,
     PatternPropertiesOutput,
+    RecursiveRefInput,
+    RecursiveRefOutput,
     RefOutputInput,
     RefOutputOutput,
     ShapesInput,
@@ -211,19 +213,34 @@ class KitchenSinkClient:
         start: LocalRefsInputPoint,
         end: Any,
         via: list[LocalRefsInputPoint] | None = None,
-        label: str | None = None,
-        child: LocalRefsInput | None = None,
         on_progress: ProgressFnT | None = None,
     ) -> LocalRefsOutput:
-        """Call tool `local_refs`: Measures a path and counts the nodes of a tree."""
+        """Call tool `local_refs`: Counts the points of a path."""
         arguments = LocalRefsInput.model_validate(
-            {"start": start, "end": end, **present(via=via, label=label, child=child)}
+            {"start": start, "end": end, **present(via=via)}
         )
         result = await self.client.call_tool(
             "local_refs", to_json(arguments), progress_callback=on_progress
         )
         value = structured_result("local_refs", result, wrapped=False)
         return LocalRefsOutput.model_validate(value)
+
+    async def recursive_ref(
+        self,
+        *,
+        label: str,
+        children: list[RecursiveRefInput] | None = None,
+        on_progress: ProgressFnT | None = None,
+    ) -> RecursiveRefOutput:
+        """Call tool `recursive_ref`: Measures the depth of a tree."""
+        arguments = RecursiveRefInput.model_validate(
+            {"label": label, **present(children=children)}
+        )
+        result = await self.client.call_tool(
+            "recursive_ref", to_json(arguments), progress_callback=on_progress
+        )
+        value = structured_result("recursive_ref", result, wrapped=False)
+        return RecursiveRefOutput.model_validate(value)
 
     async def shared_definitions(
         self,

@@ -36,6 +36,8 @@ from .models import (
     NullablesOutput,
     PatternPropertiesInput,
     PatternPropertiesOutput,
+    RecursiveRefInput,
+    RecursiveRefOutput,
     RefOutputInput,
     ShapesInput,
     ShapesOutput,
@@ -108,7 +110,17 @@ class Handlers(ABC):
     async def local_refs(
         self, args: LocalRefsInput, ctx: Context
     ) -> LocalRefsOutput | ToolResult[LocalRefsOutput]:
-        """Tool `local_refs`: Measures a path and counts the nodes of a tree.
+        """Tool `local_refs`: Counts the points of a path.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def recursive_ref(
+        self, args: RecursiveRefInput, ctx: Context
+    ) -> RecursiveRefOutput | ToolResult[RecursiveRefOutput]:
+        """Tool `recursive_ref`: Measures the depth of a tree.
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.

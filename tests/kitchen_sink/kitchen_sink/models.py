@@ -178,13 +178,31 @@ class LocalRefsInputPoint(BaseModel):
     y: int | float
 
 
-class LocalRefsOutput(BaseModel):
+class LocalRefsOutputPoint(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,
     )
-    points: int
+    x: int | float
+    y: int | float
+
+
+class RecursiveRefInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    label: str
+    children: list[RecursiveRefInput] | None = None
+
+
+class RecursiveRefOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
     depth: int
+    labels: list[str]
 
 
 class SharedDefinitionsInput(BaseModel):
@@ -495,11 +513,18 @@ class LocalRefsInput(BaseModel):
     start: LocalRefsInputPoint
     end: Any
     via: list[LocalRefsInputPoint] | None = None
-    label: str | None = None
-    child: LocalRefsInput | None = None
 
 
-LocalRefsInput.model_rebuild()
+class LocalRefsOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    points: int
+    end: LocalRefsOutputPoint
+
+
+RecursiveRefInput.model_rebuild()
 
 Color: TypeAlias = Annotated[
     Literal["red", "green", "blue"], Field(description="A primary colour of light.")

@@ -40,6 +40,8 @@ from .models import (
     NullablesOutput,
     PatternPropertiesInput,
     PatternPropertiesOutput,
+    RecursiveRefInput,
+    RecursiveRefOutput,
     RefOutputInput,
     RefOutputOutput,
     ShapesInput,
@@ -82,6 +84,9 @@ def create_server(handlers: Handlers) -> GeneratedServer:
             ),
             "local_refs": ToolBinding(
                 handlers.local_refs, LocalRefsInput, LocalRefsOutput
+            ),
+            "recursive_ref": ToolBinding(
+                handlers.recursive_ref, RecursiveRefInput, RecursiveRefOutput
             ),
             "shared_definitions": ToolBinding(
                 handlers.shared_definitions,
