@@ -46,6 +46,8 @@ from .models import (
     DefaultsOutput,
     LettersInput,
     LettersOutput,
+    LettersOutputInput,
+    LettersOutputOutput,
     LocalRefsInput,
     LocalRefsInputPoint,
     LocalRefsOutput,
@@ -53,6 +55,8 @@ from .models import (
     NullablesOutput,
     PatternPropertiesInput,
     PatternPropertiesOutput,
+    PythonNamesInput,
+    PythonNamesOutput,
     RecursiveRefInput,
     RecursiveRefOutput,
     RefOutputInput,
@@ -188,13 +192,24 @@ class KitchenSinkClient:
     async def letters(
         self, *, word: str, on_progress: ProgressFnT | None = None
     ) -> LettersOutput:
-        """Call tool `letters`: Echoes a word made of letters only."""
+        """Call tool `letters`: Counts the letters of a word made of letters only."""
         arguments = LettersInput.model_validate({"word": word})
         result = await self.client.call_tool(
             "letters", to_json(arguments), progress_callback=on_progress
         )
         value = structured_result("letters", result, wrapped=False)
         return LettersOutput.model_validate(value)
+
+    async def letters_output(
+        self, *, word: str, on_progress: ProgressFnT | None = None
+    ) -> LettersOutputOutput:
+        """Call tool `letters_output`: Echoes a word made of letters only."""
+        arguments = LettersOutputInput.model_validate({"word": word})
+        result = await self.client.call_tool(
+            "letters_output", to_json(arguments), progress_callback=on_progress
+        )
+        value = structured_result("letters_output", result, wrapped=False)
+        return LettersOutputOutput.model_validate(value)
 
     async def pattern_properties(
         self, *, on_progress: ProgressFnT | None = None
@@ -454,6 +469,36 @@ class KitchenSinkClient:
         )
         value = structured_result("additional_properties", result, wrapped=False)
         return AdditionalPropertiesOutput.model_validate(value)
+
+    async def python_names(
+        self,
+        *,
+        from_: str,
+        class_: int | None = None,
+        my_field: bool | None = None,
+        field_private: str | None = None,
+        schema_: str | None = None,
+        model_config_: str | None = None,
+        on_progress: ProgressFnT | None = None,
+    ) -> PythonNamesOutput:
+        """Call tool `python_names`: Echoes properties whose names are not Python identifiers."""
+        arguments = PythonNamesInput.model_validate(
+            {
+                "from_": from_,
+                **present(
+                    class_=class_,
+                    my_field=my_field,
+                    field_private=field_private,
+                    schema_=schema_,
+                    model_config_=model_config_,
+                ),
+            }
+        )
+        result = await self.client.call_tool(
+            "python_names", to_json(arguments), progress_callback=on_progress
+        )
+        value = structured_result("python_names", result, wrapped=False)
+        return PythonNamesOutput.model_validate(value)
 
     async def text_only(
         self, *, on_progress: ProgressFnT | None = None

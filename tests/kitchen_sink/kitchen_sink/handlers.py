@@ -30,12 +30,16 @@ from .models import (
     DefaultsOutput,
     LettersInput,
     LettersOutput,
+    LettersOutputInput,
+    LettersOutputOutput,
     LocalRefsInput,
     LocalRefsOutput,
     NullablesInput,
     NullablesOutput,
     PatternPropertiesInput,
     PatternPropertiesOutput,
+    PythonNamesInput,
+    PythonNamesOutput,
     RecursiveRefInput,
     RecursiveRefOutput,
     RefOutputInput,
@@ -90,7 +94,17 @@ class Handlers(ABC):
     async def letters(
         self, args: LettersInput, ctx: Context
     ) -> LettersOutput | ToolResult[LettersOutput]:
-        """Tool `letters`: Echoes a word made of letters only.
+        """Tool `letters`: Counts the letters of a word made of letters only.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def letters_output(
+        self, args: LettersOutputInput, ctx: Context
+    ) -> LettersOutputOutput | ToolResult[LettersOutputOutput]:
+        """Tool `letters_output`: Echoes a word made of letters only.
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.
@@ -234,6 +248,16 @@ class Handlers(ABC):
         self, args: AdditionalPropertiesInput, ctx: Context
     ) -> AdditionalPropertiesOutput | ToolResult[AdditionalPropertiesOutput]:
         """Tool `additional_properties`: Echoes objects with open, closed and typed additional properties.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def python_names(
+        self, args: PythonNamesInput, ctx: Context
+    ) -> PythonNamesOutput | ToolResult[PythonNamesOutput]:
+        """Tool `python_names`: Echoes properties whose names are not Python identifiers.
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.

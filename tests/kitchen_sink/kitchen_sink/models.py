@@ -153,6 +153,22 @@ class LettersOutput(BaseModel):
     length: int
 
 
+class LettersOutputInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    word: str
+
+
+class LettersOutputOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    word: str
+
+
 class PatternPropertiesInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -496,6 +512,32 @@ class AdditionalPropertiesOutput(BaseModel):
     closed: AdditionalPropertiesOutputClosed
     open_true: AdditionalPropertiesOutputOpenTrue | None = None
     map: dict[str, int]
+
+
+class PythonNamesInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    from_: Annotated[str, Field(alias="from")]
+    class_: Annotated[int | None, Field(alias="class")] = None
+    my_field: Annotated[bool | None, Field(alias="my-field")] = None
+    field_private: Annotated[str | None, Field(alias="_private")] = None
+    schema_: Annotated[str | None, Field(alias="schema")] = None
+    model_config_: Annotated[str | None, Field(alias="model_config")] = None
+
+
+class PythonNamesOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    from_: Annotated[str, Field(alias="from")]
+    class_: Annotated[int | None, Field(alias="class")] = None
+    my_field: Annotated[bool | None, Field(alias="my-field")] = None
+    field_private: Annotated[str | None, Field(alias="_private")] = None
+    schema_: Annotated[str | None, Field(alias="schema")] = None
+    model_config_: Annotated[str | None, Field(alias="model_config")] = None
 
 
 class TextOnlyInput(BaseModel):

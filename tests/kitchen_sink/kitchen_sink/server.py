@@ -34,12 +34,16 @@ from .models import (
     DefaultsOutput,
     LettersInput,
     LettersOutput,
+    LettersOutputInput,
+    LettersOutputOutput,
     LocalRefsInput,
     LocalRefsOutput,
     NullablesInput,
     NullablesOutput,
     PatternPropertiesInput,
     PatternPropertiesOutput,
+    PythonNamesInput,
+    PythonNamesOutput,
     RecursiveRefInput,
     RecursiveRefOutput,
     RefOutputInput,
@@ -77,6 +81,9 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                 handlers.boolean_schemas, BooleanSchemasInput, BooleanSchemasOutput
             ),
             "letters": ToolBinding(handlers.letters, LettersInput, LettersOutput),
+            "letters_output": ToolBinding(
+                handlers.letters_output, LettersOutputInput, LettersOutputOutput
+            ),
             "pattern_properties": ToolBinding(
                 handlers.pattern_properties,
                 PatternPropertiesInput,
@@ -118,6 +125,9 @@ def create_server(handlers: Handlers) -> GeneratedServer:
                 handlers.additional_properties,
                 AdditionalPropertiesInput,
                 AdditionalPropertiesOutput,
+            ),
+            "python_names": ToolBinding(
+                handlers.python_names, PythonNamesInput, PythonNamesOutput
             ),
             "text_only": ToolBinding(handlers.text_only, TextOnlyInput),
         },
