@@ -177,6 +177,17 @@ def identical(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def assert_violations(text: str, tool: str, expected: list[tuple[str, str]]) -> None:
+    """The isError text names each violation as `- <json path>: ...<fragment>...`."""
+    assert text.startswith(f"Invalid arguments for tool '{tool}':"), text
+    lines = text.splitlines()[1:]
+    assert len(lines) == len(expected), text
+    for path, fragment in expected:
+        assert any(
+            line.startswith(f"- {path}: ") and fragment in line for line in lines
+        ), f"no violation at {path} mentioning {fragment!r} in:\n{text}"
+
+
 def wire(model: Any) -> dict[str, Any]:
     """A pydantic model of the SDK as it goes over the wire."""
     dumped: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
