@@ -102,6 +102,14 @@ CALLS = [
         {"name": "Ann", "count": 2, "note": None, "score": 0.5},
     ),
     Call("invalid", "nullables", {"name": None, "score": -1}, violations=(("$", '"count" is a required'), ("$.score", "-1"))),
+    Call(
+        "integral-float",
+        "nullables",
+        {"name": "a", "count": 2.0},
+        {"name": "a", "count": 2.0},
+        xfail="2.0 is an integer to JSON Schema, and the server accepts it, but the model's `int` field "
+        "makes it 2: the handler's model dumps {'count': 2}, not the 2.0 that was sent",
+    ),
     # type arrays
     Call("bool-list", "type_arrays", {"scalar": True, "amount": None, "shape": [1, 2]}, {"scalar": True, "amount": None, "shape": [1, 2]}),
     Call("int-map", "type_arrays", {"scalar": 7, "amount": 7, "shape": {"k": "v"}}, {"scalar": 7, "amount": 7, "shape": {"k": "v"}}),
@@ -215,6 +223,16 @@ CALLS = [
     # integers beyond 64 bits
     Call("big", "big_numbers", {"value": 2**65}, {"next": 2**65 + 1}),
     Call("negative", "big_numbers", {"value": -(2**65), "ratio": 1e30}, {"next": -(2**65) + 1, "ratio": 1e30}),
+    Call(
+        "integral-float",
+        "big_numbers",
+        {"value": 1e19},
+        {"next": 10**19 + 1},
+        xfail="1e19 is an integer to JSON Schema (and within the bounds), but pydantic will not make an "
+        "`int` of a float beyond 64 bits ('exceeded maximum size'): the runtime passes the model on "
+        "unvalidated (logged), so args.value is a float, and BigNumbersOutput(next=args.value + 1) "
+        "raises: 'Tool big_numbers failed with an internal error'",
+    ),
     Call("invalid", "big_numbers", {"value": 2**65 + 1, "ratio": 2e30}, violations=(("$.ratio", "maximum"), ("$.value", "maximum"))),
     # defaults
     Call("defaults", "defaults", {}, {"title": "untitled", "retries": 3, "ratio": 0.5, "verbose": False, "level": "mid"}),
