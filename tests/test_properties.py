@@ -60,7 +60,7 @@ from pydantic import BaseModel
 pytestmark = pytest.mark.slow
 
 SPECS = ROOT / "specs"
-SPEC_NAMES = ["gift_server", "conformance", "kitchen_sink"]
+SPEC_NAMES = sorted(path.stem for path in SPECS.glob("*.yaml"))  # gift_server, conformance, kitchen_sink
 CORPUS_NAMES = sorted(path.stem for path in CORPUS.glob("*.json"))
 SOURCES = [f"spec:{name}" for name in SPEC_NAMES] + [f"corpus:{name}" for name in CORPUS_NAMES]
 
@@ -159,7 +159,7 @@ class Recorder:
         self.reply: Any = "ok"
 
 
-def generic_handlers(package: ModuleType, tool_methods: set[str], recorder: Recorder) -> Any:
+def generic_handlers(package: ModuleType, api: Any, recorder: Recorder) -> Any:
     """An instance of the package's `Handlers` where every abstract method is implemented:
     tools record their arguments and return `recorder.reply`; resources are not found;
     handler-answered prompts answer with no messages."""
@@ -174,9 +174,12 @@ def generic_handlers(package: ModuleType, tool_methods: set[str], recorder: Reco
     async def prompt(self: Any, args: Any, ctx: Any) -> list[Any]:
         return []
 
-    methods: dict[str, Any] = {}
-    for name in package.Handlers.__abstractmethods__:
-        methods[name] = tool if name in tool_methods else resource if name.startswith("read_") else prompt
+    kinds = {
+        **{entry.method: tool for entry in api.tools},
+        **{entry.method: resource for entry in api.resources},
+        **{entry.method: prompt for entry in api.prompts},
+    }
+    methods = {name: kinds[name] for name in package.Handlers.__abstractmethods__}
     return type("PropertyHandlers", (package.Handlers,), methods)()
 
 
@@ -234,7 +237,7 @@ def serving(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                 schema = json.loads((result.directory / "schema.json").read_text(encoding="utf-8"))
                 tools = {tool["name"]: tool for tool in schema["tools/list"]["tools"]}
                 recorder = Recorder()
-                handlers = generic_handlers(package, {tool.method for tool in result.api.tools}, recorder)
+                handlers = generic_handlers(package, result.api, recorder)
                 warnings = Warnings()
                 logger = logging.getLogger(package.__name__)
                 logger.addHandler(warnings)
