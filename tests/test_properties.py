@@ -20,7 +20,9 @@ hypothesis-jsonschema speaks drafts 4 to 7, so schemas are translated for *gener
 only (`for_generation`: `prefixItems` -> `items` + `additionalItems`, `dependent*` ->
 `dependencies`, `unevaluated*` dropped), and every generated value is kept only if the
 served schema accepts it (jsonschema-rs, the server's own validator): the values tried
-are valid under the schema as served. Tools for which no valid value can be generated are
+are valid under the schema as served. Beside each property whose model field needs an
+alias (`from` -> `from_`), objects that allow undeclared properties are also offered the
+Python-like names (`from_`, `field_private`), which must stay undeclared. Tools for which no valid value can be generated are
 skipped with their reason (`UNGENERATABLE`, kept small and exact by
 `test_ungeneratable_tools_are_exactly_the_listed_ones`). Disagreements found are `XFAIL`,
 each strict, with the minimal failing example.
