@@ -32,6 +32,8 @@ GENERATED = EXAMPLE / "gift_server"
 EXAMPLE_APP = EXAMPLE / "app.py"
 CONFORMANCE = ROOT / "tests" / "conformance"
 CONFORMANCE_APP = CONFORMANCE / "app.py"
+# Real servers' captured list answers (see its README); tests/test_corpus.py turns each into a spec.
+CORPUS = ROOT / "tests" / "corpus"
 
 MINIMAL = """\
 mcpgen: 1
@@ -63,6 +65,30 @@ def copy_gift_spec(directory: Path, text: str | None = None) -> Path:
     widget = directory / "generated_example" / "gifts.html"
     widget.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(EXAMPLE / "gifts.html", widget)
+    return spec
+
+
+# `execution` (task support) is not part of spec format 1; mcpgen servers do not run tasks.
+CORPUS_UNSUPPORTED_TOOL_KEYS = {"execution"}
+
+
+def corpus_spec(capture: dict[str, Any], package: str) -> dict[str, Any]:
+    """The spec (as data) of a captured server (`tests/corpus/*.json`): its tools, resources,
+    templates and prompts as they were listed, its serverInfo, built as package `package`."""
+
+    def entries(items: list[dict[str, Any]], drop: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+        return {item["name"]: {k: v for k, v in item.items() if k != "name" and k not in drop} for item in items}
+
+    spec: dict[str, Any] = {
+        "mcpgen": 1,
+        "server": {**capture["serverInfo"], "package": package},
+        "tools": entries(capture.get("tools", []), CORPUS_UNSUPPORTED_TOOL_KEYS),
+    }
+    resources = capture.get("resources", []) + capture.get("resourceTemplates", [])
+    if resources:
+        spec["resources"] = entries(resources)
+    if capture.get("prompts"):
+        spec["prompts"] = entries(capture["prompts"])
     return spec
 
 
@@ -151,6 +177,28 @@ def built_package(spec: Path, output: Path | None = None) -> Iterator[Any]:
     result = build_and_write(spec, output)
     with imported(result.directory.name, result.directory.parent) as package:
         yield package
+
+
+def identical(a: Any, b: Any) -> bool:
+    """JSON values equal with the same JSON types (1 is not 1.0, True is not 1)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(identical(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def assert_violations(text: str, tool: str, expected: list[tuple[str, str]]) -> None:
+    """The isError text names each violation as `- <json path>: ...<fragment>...`."""
+    assert text.startswith(f"Invalid arguments for tool '{tool}':"), text
+    lines = text.splitlines()[1:]
+    assert len(lines) == len(expected), text
+    for path, fragment in expected:
+        assert any(
+            line.startswith(f"- {path}: ") and fragment in line for line in lines
+        ), f"no violation at {path} mentioning {fragment!r} in:\n{text}"
 
 
 def wire(model: Any) -> dict[str, Any]:

@@ -12,7 +12,11 @@ from helpers import ROOT
 
 pytestmark = pytest.mark.slow
 
-GENERATED_PACKAGES = ["generated_example/gift_server", "tests/conformance/conformance_server"]
+GENERATED_PACKAGES = [
+    "generated_example/gift_server",
+    "tests/conformance/conformance_server",
+    "tests/kitchen_sink/kitchen_sink",
+]
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:

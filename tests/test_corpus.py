@@ -13,33 +13,17 @@ from typing import Any
 import anyio
 import pytest
 import yaml
-from helpers import ROOT, built_package, wire
+from helpers import (
+    CORPUS,
+    CORPUS_UNSUPPORTED_TOOL_KEYS,
+    built_package,
+    corpus_spec,
+    wire,
+)
 
 pytestmark = pytest.mark.slow  # each case builds a package
 
-# A copy of shared/corpus: real servers' captured list answers (see its README).
-CORPUS = ROOT / "tests" / "corpus"
 SERVERS = sorted(path.stem for path in CORPUS.glob("*.json"))
-
-# `execution` (task support) is not part of spec format 1; mcpgen servers do not run tasks.
-UNSUPPORTED_TOOL_KEYS = {"execution"}
-
-
-def _spec(capture: dict[str, Any], package: str) -> dict[str, Any]:
-    def entries(items: list[dict[str, Any]], drop: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
-        return {item["name"]: {k: v for k, v in item.items() if k != "name" and k not in drop} for item in items}
-
-    spec: dict[str, Any] = {
-        "mcpgen": 1,
-        "server": {**capture["serverInfo"], "package": package},
-        "tools": entries(capture.get("tools", []), UNSUPPORTED_TOOL_KEYS),
-    }
-    resources = capture.get("resources", []) + capture.get("resourceTemplates", [])
-    if resources:
-        spec["resources"] = entries(resources)
-    if capture.get("prompts"):
-        spec["prompts"] = entries(capture["prompts"])
-    return spec
 
 
 def _implementation(handlers: type) -> Any:
@@ -74,7 +58,7 @@ def test_corpus_server_round_trips(name: str, tmp_path: Path) -> None:
     capture = json.loads((CORPUS / f"{name}.json").read_text())
     package = f"corpus_{name}"
     spec_path = tmp_path / f"{name}.yaml"
-    spec_path.write_text(yaml.safe_dump(_spec(capture, package), sort_keys=False, allow_unicode=True))
+    spec_path.write_text(yaml.safe_dump(corpus_spec(capture, package), sort_keys=False, allow_unicode=True))
     with built_package(spec_path, tmp_path / "out") as generated:
         server = generated.create_server(_implementation(generated.Handlers))
         for mode in ("auto", "legacy"):
@@ -83,5 +67,5 @@ def test_corpus_server_round_trips(name: str, tmp_path: Path) -> None:
             for key in ("tools", "resources", "resourceTemplates", "prompts"):
                 expected = capture.get(key, [])
                 if key == "tools":
-                    expected = [{k: v for k, v in t.items() if k not in UNSUPPORTED_TOOL_KEYS} for t in expected]
+                    expected = [{k: v for k, v in t.items() if k not in CORPUS_UNSUPPORTED_TOOL_KEYS} for t in expected]
                 assert served[key] == expected, f"{name} {key} in {mode} mode"

@@ -37,6 +37,7 @@ from helpers import (
     GENERATED,
     GIFT_SPEC,
     ROOT,
+    assert_violations,
     load_example_app,
     wire,
 )
@@ -112,17 +113,6 @@ def output_validator(tool_name: str) -> Draft202012Validator:
     schema = listed_tool(tool_name)["outputSchema"]
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
-
-
-def assert_violations(text: str, tool: str, expected: list[tuple[str, str]]) -> None:
-    """The isError text names each violation as `- <json path>: ...<fragment>...`."""
-    assert text.startswith(f"Invalid arguments for tool '{tool}':"), text
-    lines = text.splitlines()[1:]
-    assert len(lines) == len(expected), text
-    for path, fragment in expected:
-        assert any(
-            line.startswith(f"- {path}: ") and fragment in line for line in lines
-        ), f"no violation at {path} mentioning {fragment!r} in:\n{text}"
 
 
 # --------------------------------------------------------------------------- targets

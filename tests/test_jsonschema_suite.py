@@ -50,7 +50,7 @@ from urllib.parse import urldefrag, urljoin
 
 import anyio
 import pytest
-from helpers import ROOT, build_and_write, imported
+from helpers import ROOT, build_and_write, identical, imported
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
@@ -374,17 +374,6 @@ def yaml_json(data: Any) -> str:
     except those YAML forbids raw."""
     text = json.dumps(data, ensure_ascii=False, indent=1)
     return _NOT_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def identical(a: Any, b: Any) -> bool:
-    """JSON values equal with the same JSON types (1 is not 1.0, True is not 1)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(identical(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
 
 
 def round_trips(sent: Any, got: Any) -> bool:
