@@ -81,9 +81,12 @@ def model_schema(schema: Json) -> Json:
         del result["enum"]
     if "const" in result and not _literal(result["const"]):
         del result["const"]
-    if not result.get("additionalProperties"):
-        # Closed, open or "anything": every model keeps undeclared properties (extra="allow").
+    if not result.get("additionalProperties") or "properties" in result:
+        # Closed, open or "anything": every model keeps undeclared properties (extra="allow");
+        # beside declared properties their type is the schema's business, not the model's.
         result.pop("additionalProperties", None)
+    if isinstance(result.get("default"), dict):
+        del result["default"]  # a model-typed field cannot default to a plain mapping
     return result
 
 

@@ -28,6 +28,7 @@ from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
     bundle,
+    pointed,
     ref_target,
     rewrite_refs,
 )
@@ -78,6 +79,30 @@ def object_root(schema: dict[str, Json], definitions: dict[str, Json]) -> str | 
     return None
 
 
+def _inline_pointers(node: Json, root: dict[str, Json], depth: int = 0) -> Json:
+    """`{$ref: "#/properties/start"}` replaced by a copy of what it points to, for the model
+    generator, which would otherwise make the pointer a wrapper class of its own. A pointer
+    inside an inlined copy becomes "anything" rather than expand without end."""
+    if isinstance(node, list):
+        return [_inline_pointers(item, root, depth) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if (
+        isinstance(ref, str)
+        and ref.startswith("#/")
+        and ref_target(ref, LOCAL_PREFIX) is None
+        and ref_target(ref, DEFINITIONS_PREFIX) is None
+    ):
+        target = pointed(root, ref[1:])
+        if depth > 0 or not isinstance(target, dict | bool):
+            return {}
+        rest = {key: value for key, value in node.items() if key != "$ref"}
+        inlined = _inline_pointers(target, root, depth + 1)
+        return {**inlined, **rest} if isinstance(inlined, dict) else inlined
+    return {key: _inline_pointers(value, root, depth) for key, value in node.items()}
+
+
 class _Models:
     """Every model class to generate, as entries of one JSON Schema `$defs` document."""
 
@@ -101,11 +126,10 @@ class _Models:
             own = ref_target(ref, LOCAL_PREFIX)
             if own is not None:
                 return LOCAL_PREFIX + local_names[own] + ref[len(LOCAL_PREFIX) + len(own) :]
-            if ref == "#" or ref.startswith("#/"):
-                return LOCAL_PREFIX + owner + ref[1:]  # a pointer into this very schema
-            return ref
+            return LOCAL_PREFIX + owner if ref == "#" else ref
 
         body = {key: value for key, value in schema.items() if key not in _DOCUMENT_KEYWORDS and key != "$defs"}
+        body = _inline_pointers(body, schema)
         self.schemas[owner] = model_schema(rewrite_refs(body, rewrite))
         self.sources[owner] = source
         for name, definition in local.items():

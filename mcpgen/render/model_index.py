@@ -61,14 +61,15 @@ def _root_type(node: ast.ClassDef) -> str | None:
 
 
 def _literal(value: ast.expr | None) -> str | None:
-    """The source of a default that is a plain literal (`3`, `"warm"`, `None`), else None."""
+    """The source of a default that is a scalar literal (`3`, `"warm"`, `None`), else None."""
     if value is None:
         return None
     try:
-        ast.literal_eval(value)
+        literal = ast.literal_eval(value)
     except ValueError:
         return None
-    return ast.unparse(value)
+    # A list or dict default would be one object shared by every call of a client method.
+    return ast.unparse(value) if isinstance(literal, str | int | float | bool | None) else None
 
 
 def index_models(source: str) -> ModelIndex:

@@ -100,12 +100,25 @@ def rewrite_refs(schema: Any, rewrite: Callable[[str], str]) -> Any:
     return map_subschemas(schema, change)
 
 
+_MISSING = object()
+
+
+def pointed(document: Any, pointer: str) -> Any:
+    """What a JSON Pointer ("/a/0/b", "" for the root) names in `document`, or None."""
+    found = _follow(document, pointer)
+    return None if found is _MISSING else found
+
+
 def resolve_pointer(document: Any, pointer: str) -> bool:
     """Whether a JSON Pointer ("/a/0/b", "" for the root) names something in `document`."""
+    return _follow(document, pointer) is not _MISSING
+
+
+def _follow(document: Any, pointer: str) -> Any:
     if pointer == "":
-        return True
+        return document
     if not pointer.startswith("/"):
-        return False
+        return _MISSING
     node = document
     for token in pointer[1:].split("/"):
         token = _unescape(token)
@@ -114,8 +127,8 @@ def resolve_pointer(document: Any, pointer: str) -> bool:
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
-            return False
-    return True
+            return _MISSING
+    return node
 
 
 def _to_local(ref: str) -> str:

@@ -110,7 +110,7 @@ class KitchenSink(Handlers):
         return PatternPropertiesOutput(total=total, labels=found)
 
     async def local_refs(self, args: LocalRefsInput, ctx: Context) -> LocalRefsOutput:
-        end = LocalRefsOutputPoint.model_validate(args.end)  # typed `Any`: the model cannot follow '#/properties/start'
+        end = LocalRefsOutputPoint.model_validate(args.end.model_dump())  # '#/properties/start', typed as start
         return LocalRefsOutput(points=2 + len(args.via or []), end=end)
 
     async def recursive_ref(self, args: RecursiveRefInput, ctx: Context) -> RecursiveRefOutput:

@@ -18,6 +18,7 @@ from ._runtime.content import (
 )
 from ._runtime.context import Context, elicitation, roots, sampling
 from ._runtime.errors import NotFoundError, ToolError
+from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer
 from .client import KitchenSinkClient
 from .handlers import Handlers
@@ -121,6 +122,7 @@ __all__ = [
     "LettersOutput",
     "LettersOutputInput",
     "LettersOutputOutput",
+    "Limits",
     "LocalRefsInput",
     "LocalRefsInputPoint",
     "LocalRefsOutput",

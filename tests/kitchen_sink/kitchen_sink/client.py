@@ -20,7 +20,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.shared.dispatcher import ProgressFnT
 
-from ._runtime.client import present, structured_result, to_json, tool_content
+from ._runtime import client as _client
 from .models import (
     AdditionalPropertiesInput,
     AdditionalPropertiesInputClosed,
@@ -144,12 +144,16 @@ class KitchenSinkClient:
     ) -> NullablesOutput:
         """Call tool `nullables`: Echoes nullable fields."""
         arguments = NullablesInput.model_validate(
-            {"name": name, "count": count, **present(note=note, score=score)}
+            {
+                "name": name,
+                "count": count,
+                **_client.present({"note": note, "score": score}),
+            }
         )
         result = await self.client.call_tool(
-            "nullables", to_json(arguments), progress_callback=on_progress
+            "nullables", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("nullables", result, wrapped=False)
+        value = _client.structured_result("nullables", result, wrapped=False)
         return NullablesOutput.model_validate(value)
 
     async def type_arrays(
@@ -162,12 +166,12 @@ class KitchenSinkClient:
     ) -> TypeArraysOutput:
         """Call tool `type_arrays`: Echoes values of several types."""
         arguments = TypeArraysInput.model_validate(
-            {"scalar": scalar, **present(amount=amount, shape=shape)}
+            {"scalar": scalar, **_client.present({"amount": amount, "shape": shape})}
         )
         result = await self.client.call_tool(
-            "type_arrays", to_json(arguments), progress_callback=on_progress
+            "type_arrays", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("type_arrays", result, wrapped=False)
+        value = _client.structured_result("type_arrays", result, wrapped=False)
         return TypeArraysOutput.model_validate(value)
 
     async def boolean_schemas(
@@ -181,12 +185,15 @@ class KitchenSinkClient:
     ) -> BooleanSchemasOutput:
         """Call tool `boolean_schemas`: Echoes values checked by boolean subschemas."""
         arguments = BooleanSchemasInput.model_validate(
-            {"box": box, **present(pair=pair, open=open, closed=closed)}
+            {
+                "box": box,
+                **_client.present({"pair": pair, "open": open, "closed": closed}),
+            }
         )
         result = await self.client.call_tool(
-            "boolean_schemas", to_json(arguments), progress_callback=on_progress
+            "boolean_schemas", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("boolean_schemas", result, wrapped=False)
+        value = _client.structured_result("boolean_schemas", result, wrapped=False)
         return BooleanSchemasOutput.model_validate(value)
 
     async def letters(
@@ -195,9 +202,9 @@ class KitchenSinkClient:
         """Call tool `letters`: Counts the letters of a word made of letters only."""
         arguments = LettersInput.model_validate({"word": word})
         result = await self.client.call_tool(
-            "letters", to_json(arguments), progress_callback=on_progress
+            "letters", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("letters", result, wrapped=False)
+        value = _client.structured_result("letters", result, wrapped=False)
         return LettersOutput.model_validate(value)
 
     async def letters_output(
@@ -206,9 +213,9 @@ class KitchenSinkClient:
         """Call tool `letters_output`: Echoes a word made of letters only."""
         arguments = LettersOutputInput.model_validate({"word": word})
         result = await self.client.call_tool(
-            "letters_output", to_json(arguments), progress_callback=on_progress
+            "letters_output", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("letters_output", result, wrapped=False)
+        value = _client.structured_result("letters_output", result, wrapped=False)
         return LettersOutputOutput.model_validate(value)
 
     async def pattern_properties(
@@ -217,27 +224,29 @@ class KitchenSinkClient:
         """Call tool `pattern_properties`: Sums the numeric properties, echoing the labels."""
         arguments = PatternPropertiesInput.model_validate({})
         result = await self.client.call_tool(
-            "pattern_properties", to_json(arguments), progress_callback=on_progress
+            "pattern_properties",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        value = structured_result("pattern_properties", result, wrapped=False)
+        value = _client.structured_result("pattern_properties", result, wrapped=False)
         return PatternPropertiesOutput.model_validate(value)
 
     async def local_refs(
         self,
         *,
         start: LocalRefsInputPoint,
-        end: Any,
+        end: LocalRefsInputPoint,
         via: list[LocalRefsInputPoint] | None = None,
         on_progress: ProgressFnT | None = None,
     ) -> LocalRefsOutput:
         """Call tool `local_refs`: Counts the points of a path."""
         arguments = LocalRefsInput.model_validate(
-            {"start": start, "end": end, **present(via=via)}
+            {"start": start, "end": end, **_client.present({"via": via})}
         )
         result = await self.client.call_tool(
-            "local_refs", to_json(arguments), progress_callback=on_progress
+            "local_refs", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("local_refs", result, wrapped=False)
+        value = _client.structured_result("local_refs", result, wrapped=False)
         return LocalRefsOutput.model_validate(value)
 
     async def recursive_ref(
@@ -249,12 +258,12 @@ class KitchenSinkClient:
     ) -> RecursiveRefOutput:
         """Call tool `recursive_ref`: Measures the depth of a tree."""
         arguments = RecursiveRefInput.model_validate(
-            {"label": label, **present(children=children)}
+            {"label": label, **_client.present({"children": children})}
         )
         result = await self.client.call_tool(
-            "recursive_ref", to_json(arguments), progress_callback=on_progress
+            "recursive_ref", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("recursive_ref", result, wrapped=False)
+        value = _client.structured_result("recursive_ref", result, wrapped=False)
         return RecursiveRefOutput.model_validate(value)
 
     async def shared_definitions(
@@ -272,13 +281,15 @@ class KitchenSinkClient:
                 "contact": contact,
                 "favourite": favourite,
                 "size": size,
-                **present(palette=palette),
+                **_client.present({"palette": palette}),
             }
         )
         result = await self.client.call_tool(
-            "shared_definitions", to_json(arguments), progress_callback=on_progress
+            "shared_definitions",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        value = structured_result("shared_definitions", result, wrapped=False)
+        value = _client.structured_result("shared_definitions", result, wrapped=False)
         return SharedDefinitionsOutput.model_validate(value)
 
     async def ref_output(
@@ -287,9 +298,9 @@ class KitchenSinkClient:
         """Call tool `ref_output`: Returns the address it was given, with the default country filled in."""
         arguments = RefOutputInput.model_validate({"address": address})
         result = await self.client.call_tool(
-            "ref_output", to_json(arguments), progress_callback=on_progress
+            "ref_output", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("ref_output", result, wrapped=False)
+        value = _client.structured_result("ref_output", result, wrapped=False)
         return RefOutputOutput.model_validate(value).root
 
     async def array_output(
@@ -301,12 +312,12 @@ class KitchenSinkClient:
     ) -> list[Literal["red", "green", "blue"]]:
         """Call tool `array_output`: Lists the colours, optionally without one."""
         arguments = ArrayOutputInput.model_validate(
-            {"repeat": repeat, **present(without=without)}
+            {"repeat": repeat, **_client.present({"without": without})}
         )
         result = await self.client.call_tool(
-            "array_output", to_json(arguments), progress_callback=on_progress
+            "array_output", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("array_output", result, wrapped=True)
+        value = _client.structured_result("array_output", result, wrapped=True)
         return ArrayOutputOutput.model_validate(value).root
 
     async def combinators(
@@ -324,13 +335,13 @@ class KitchenSinkClient:
                 "both": both,
                 "either": either,
                 "exactly_one": exactly_one,
-                **present(not_blank=not_blank),
+                **_client.present({"not_blank": not_blank}),
             }
         )
         result = await self.client.call_tool(
-            "combinators", to_json(arguments), progress_callback=on_progress
+            "combinators", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("combinators", result, wrapped=False)
+        value = _client.structured_result("combinators", result, wrapped=False)
         return CombinatorsOutput.model_validate(value)
 
     async def shapes(
@@ -342,9 +353,9 @@ class KitchenSinkClient:
         """Call tool `shapes`: Computes the area of a circle or a rectangle."""
         arguments = ShapesInput.model_validate({"shape": shape})
         result = await self.client.call_tool(
-            "shapes", to_json(arguments), progress_callback=on_progress
+            "shapes", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("shapes", result, wrapped=False)
+        value = _client.structured_result("shapes", result, wrapped=False)
         return ShapesOutput.model_validate(value)
 
     async def conditionals(
@@ -363,31 +374,35 @@ class KitchenSinkClient:
         arguments = ConditionalsInput.model_validate(
             {
                 "method": method,
-                **present(
-                    address=address,
-                    store=store,
-                    card_number=card_number,
-                    billing_address=billing_address,
-                    gift=gift,
-                    message=message,
+                **_client.present(
+                    {
+                        "address": address,
+                        "store": store,
+                        "card_number": card_number,
+                        "billing_address": billing_address,
+                        "gift": gift,
+                        "message": message,
+                    }
                 ),
             }
         )
         result = await self.client.call_tool(
-            "conditionals", to_json(arguments), progress_callback=on_progress
+            "conditionals", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("conditionals", result, wrapped=False)
+        value = _client.structured_result("conditionals", result, wrapped=False)
         return ConditionalsOutput.model_validate(value)
 
     async def unevaluated(
         self, *, id: int, tag: str | None = None, on_progress: ProgressFnT | None = None
     ) -> UnevaluatedOutput:
         """Call tool `unevaluated`: Echoes a record whose properties come from allOf branches."""
-        arguments = UnevaluatedInput.model_validate({"id": id, **present(tag=tag)})
-        result = await self.client.call_tool(
-            "unevaluated", to_json(arguments), progress_callback=on_progress
+        arguments = UnevaluatedInput.model_validate(
+            {"id": id, **_client.present({"tag": tag})}
         )
-        value = structured_result("unevaluated", result, wrapped=False)
+        result = await self.client.call_tool(
+            "unevaluated", _client.to_json(arguments), progress_callback=on_progress
+        )
+        value = _client.structured_result("unevaluated", result, wrapped=False)
         return UnevaluatedOutput.model_validate(value)
 
     async def tuples(
@@ -400,29 +415,29 @@ class KitchenSinkClient:
     ) -> TuplesOutput:
         """Call tool `tuples`: Echoes a labelled point and a version constant."""
         arguments = TuplesInput.model_validate(
-            {"point": point, "version": version, **present(mode=mode)}
+            {"point": point, "version": version, **_client.present({"mode": mode})}
         )
         result = await self.client.call_tool(
-            "tuples", to_json(arguments), progress_callback=on_progress
+            "tuples", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("tuples", result, wrapped=False)
+        value = _client.structured_result("tuples", result, wrapped=False)
         return TuplesOutput.model_validate(value)
 
     async def big_numbers(
         self,
         *,
-        value: int,
+        value_: int,
         ratio: int | float | None = None,
         on_progress: ProgressFnT | None = None,
     ) -> BigNumbersOutput:
         """Call tool `big_numbers`: Adds one to a big integer."""
         arguments = BigNumbersInput.model_validate(
-            {"value": value, **present(ratio=ratio)}
+            {"value": value_, **_client.present({"ratio": ratio})}
         )
         result = await self.client.call_tool(
-            "big_numbers", to_json(arguments), progress_callback=on_progress
+            "big_numbers", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("big_numbers", result, wrapped=False)
+        value = _client.structured_result("big_numbers", result, wrapped=False)
         return BigNumbersOutput.model_validate(value)
 
     async def defaults(
@@ -446,9 +461,9 @@ class KitchenSinkClient:
             }
         )
         result = await self.client.call_tool(
-            "defaults", to_json(arguments), progress_callback=on_progress
+            "defaults", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("defaults", result, wrapped=False)
+        value = _client.structured_result("defaults", result, wrapped=False)
         return DefaultsOutput.model_validate(value)
 
     async def additional_properties(
@@ -462,12 +477,21 @@ class KitchenSinkClient:
     ) -> AdditionalPropertiesOutput:
         """Call tool `additional_properties`: Echoes objects with open, closed and typed additional properties."""
         arguments = AdditionalPropertiesInput.model_validate(
-            {"open": open, "closed": closed, "map": map, **present(open_true=open_true)}
+            {
+                "open": open,
+                "closed": closed,
+                "map": map,
+                **_client.present({"open_true": open_true}),
+            }
         )
         result = await self.client.call_tool(
-            "additional_properties", to_json(arguments), progress_callback=on_progress
+            "additional_properties",
+            _client.to_json(arguments),
+            progress_callback=on_progress,
         )
-        value = structured_result("additional_properties", result, wrapped=False)
+        value = _client.structured_result(
+            "additional_properties", result, wrapped=False
+        )
         return AdditionalPropertiesOutput.model_validate(value)
 
     async def python_names(
@@ -485,19 +509,21 @@ class KitchenSinkClient:
         arguments = PythonNamesInput.model_validate(
             {
                 "from_": from_,
-                **present(
-                    class_=class_,
-                    my_field=my_field,
-                    field_private=field_private,
-                    schema_=schema_,
-                    model_config_=model_config_,
+                **_client.present(
+                    {
+                        "class_": class_,
+                        "my_field": my_field,
+                        "field_private": field_private,
+                        "schema_": schema_,
+                        "model_config_": model_config_,
+                    }
                 ),
             }
         )
         result = await self.client.call_tool(
-            "python_names", to_json(arguments), progress_callback=on_progress
+            "python_names", _client.to_json(arguments), progress_callback=on_progress
         )
-        value = structured_result("python_names", result, wrapped=False)
+        value = _client.structured_result("python_names", result, wrapped=False)
         return PythonNamesOutput.model_validate(value)
 
     async def text_only(
@@ -506,6 +532,6 @@ class KitchenSinkClient:
         """Call tool `text_only`: Says how many arguments it got."""
         arguments = TextOnlyInput.model_validate({})
         result = await self.client.call_tool(
-            "text_only", to_json(arguments), progress_callback=on_progress
+            "text_only", _client.to_json(arguments), progress_callback=on_progress
         )
-        return tool_content("text_only", result)
+        return _client.tool_content("text_only", result)

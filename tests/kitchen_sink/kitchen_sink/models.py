@@ -553,7 +553,7 @@ class LocalRefsInput(BaseModel):
         populate_by_name=True,
     )
     start: LocalRefsInputPoint
-    end: Any
+    end: LocalRefsInputPoint
     via: list[LocalRefsInputPoint] | None = None
 
 

@@ -6,6 +6,8 @@ What the list methods serve comes from `schema.json` beside this module, verbati
 `create_server(handlers)` returns the server (the SDK's low-level `Server`, plus
 notifications); `run(handlers)` serves it over stdio, or over Streamable HTTP with
 `--http HOST:PORT`; `create_app(handlers)` is the ASGI app for uvicorn workers.
+Each takes `limits=Limits(...)`, the bounds on handlers and clients (the defaults
+when None); `run` and `create_app` take `allowed_hosts` for HTTP's Host check.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer, build_server
 from ._runtime.serving import http_app, serve
 from ._runtime.tools import ToolBinding
@@ -62,7 +65,9 @@ from .models import (
 )
 
 
-def create_server(handlers: Handlers) -> GeneratedServer:
+def create_server(
+    handlers: Handlers, *, limits: Limits | None = None
+) -> GeneratedServer:
     """An MCP server that answers with `handlers`, checking every argument and result against the spec."""
     if not isinstance(handlers, Handlers):
         raise TypeError(
@@ -132,16 +137,36 @@ def create_server(handlers: Handlers) -> GeneratedServer:
             "text_only": ToolBinding(handlers.text_only, TextOnlyInput),
         },
         invalid_arguments="tool_error",
+        limits=limits,
     )
 
 
-def run(handlers: Handlers, argv: Sequence[str] | None = None) -> None:
+def run(
+    handlers: Handlers,
+    argv: Sequence[str] | None = None,
+    *,
+    limits: Limits | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+) -> None:
     """Serve over stdio, or over Streamable HTTP at /mcp with `--http HOST:PORT` (see --help)."""
-    serve(create_server(handlers), argv)
+    serve(create_server(handlers, limits=limits), argv, allowed_hosts=allowed_hosts)
 
 
 def create_app(
-    handlers: Handlers, *, host: str = "127.0.0.1", stateless: bool = True
+    handlers: Handlers,
+    *,
+    host: str = "127.0.0.1",
+    stateless: bool = True,
+    allowed_hosts: Sequence[str] | None = None,
+    limits: Limits | None = None,
 ) -> Any:
-    """An ASGI app for uvicorn (e.g. several workers behind a load balancer): Streamable HTTP at /mcp."""
-    return http_app(create_server(handlers), host=host, stateless=stateless)
+    """An ASGI app for uvicorn (e.g. several workers behind a load balancer): Streamable HTTP at /mcp.
+
+    `host` is the address uvicorn binds: it decides the Host names allowed, unless `allowed_hosts` does.
+    """
+    return http_app(
+        create_server(handlers, limits=limits),
+        host=host,
+        stateless=stateless,
+        allowed_hosts=allowed_hosts,
+    )

@@ -10,12 +10,16 @@ never in a generated package: a rebuild overwrites them there.
 
 Modules: `server` (build_server, GeneratedServer) wires the tables of `tools`,
 `resources`, `prompts` and `completions` from the package's schema.json
-(`package_data`); `serving` runs it (stdio, Streamable HTTP); `context` is what a
-handler can do with its request; `content` builds content blocks; `validation`,
-`pagination`, `errors`, `encoding` and `log` are shared helpers; `client` is what a
-generated typed client needs.
+(`package_data`); `serving` runs it (stdio, Streamable HTTP; `http_guard` checks
+Host, Origin and bodies, `uvicorn_server` times out slow headers); `context` is what a
+handler can do with its request; `content` builds content blocks; `limits` bounds
+what handlers and clients may cost, `guard` calls handlers within them, `keys`
+derives signing keys from the deployment's secret; `validation`, `pagination`,
+`errors`, `encoding` and `log` are shared helpers; `client` is what a generated
+typed client needs.
 
 The modules import one another relatively and depend only on `mcp`, `mcp_types`,
-`pydantic`, `jsonschema_rs`, `anyio` and the standard library. `client` (what a
+`pydantic`, `jsonschema_rs`, `anyio` and the standard library (and `uvicorn`, in
+`uvicorn_server`, which only `run --http` imports). `client` (what a
 generated typed client needs) imports nothing of the server stack.
 """

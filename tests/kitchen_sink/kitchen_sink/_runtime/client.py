@@ -9,6 +9,7 @@ pydantic), so a client does not pay for the server's import time.
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from typing import Any, TypeVar, overload
 
 import mcp_types as types
@@ -38,8 +39,8 @@ class ToolCallError(Exception):
         self.result = result
 
 
-def present(**values: Any) -> dict[str, Any]:
-    """The keyword arguments that were given: None means "leave it out" (the server's
+def present(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The optional arguments that were given: None means "leave it out" (the server's
     default applies)."""
     return {name: value for name, value in values.items() if value is not None}
 

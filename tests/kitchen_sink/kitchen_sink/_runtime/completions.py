@@ -9,8 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from .context import Context
+from .errors import INTERNAL_ERROR
+from .guard import HandlerTimedOut, call_handler
+from .limits import limits_of
+from .log import logger
 
 if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
@@ -53,11 +58,29 @@ class CompletionTable:
         )
         name, prefix = params.argument.name, params.argument.value
         found: Sequence[str] | None = None
-        if self.handler is not None:
+        handler = self.handler
+        if handler is not None:
             context = dict(params.context.arguments or {}) if params.context else {}
-            found = await self.handler(
-                key[0], key[1], name, prefix, context, Context(ctx, self.server)
-            )
+            try:
+                found = await call_handler(
+                    lambda: handler(
+                        key[0], key[1], name, prefix, context, Context(ctx, self.server)
+                    ),
+                    limits_of(self.server).handler_timeout,
+                )
+            except MCPError:
+                raise
+            except HandlerTimedOut as exc:
+                logger.warning("completing %r %s, and was cancelled", key[1], exc)
+                raise MCPError(
+                    INTERNAL_ERROR, f"Completion timed out after {exc.timeout:g} s."
+                ) from None
+            except Exception:
+                # Never leak exception text or tracebacks to the client: log them here.
+                logger.exception("completing %r failed", key[1])
+                raise MCPError(
+                    INTERNAL_ERROR, "Completion failed with an internal error."
+                ) from None
         if found is None:
             found = [
                 value

@@ -5,27 +5,37 @@
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
 import json
-from collections.abc import Sequence
-from typing import Generic, TypeVar
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from .encoding import to_json
 from .errors import INVALID_PARAMS
+from .keys import cursor_key
 
 T = TypeVar("T")
+
+MAX_CURSOR_CHARS = 100
+"""The longest cursor looked at; the cursors issued are about 50 characters."""
+
+_OFFSET = re.compile(r"[0-9]{1,9}")
 
 
 class Pages(Generic[T]):
     """A fixed list served in pages, behind opaque, tamper-evident cursors.
 
-    A cursor is an offset signed with a key derived from the list itself, so every replica
-    of a server accepts the others' cursors, and a cursor outlives no change to the list.
-    A cursor that was not issued for this list is invalid params (-32602).
+    A cursor is an offset signed (HMAC-SHA-256) with a key derived from the
+    deployment's secret and the list's digest (`keys.cursor_key`): it cannot be forged
+    without the secret, every replica that shares the secret accepts it, and it
+    outlives no change to the list. Anything else, a cursor issued for another list,
+    malformed or too long, is invalid params (-32602, "Invalid cursor").
     `page_size` None serves the whole list as one page.
     """
 
@@ -35,7 +45,7 @@ class Pages(Generic[T]):
         digest = hashlib.sha256(
             json.dumps([to_json(item) for item in self.items], sort_keys=True).encode()
         )
-        self.key = digest.digest()
+        self.key = cursor_key(digest.digest())
 
     def page(
         self, params: types.PaginatedRequestParams | None
@@ -55,18 +65,28 @@ class Pages(Generic[T]):
     def _sign(self, offset: int) -> str:
         return hmac.new(self.key, str(offset).encode(), hashlib.sha256).hexdigest()[:32]
 
-    def _offset(self, cursor: str) -> int:
-        try:
-            offset, _, signature = (
-                base64.urlsafe_b64decode(cursor.encode("ascii"))
-                .decode("ascii")
-                .partition(".")
+    def _offset(self, cursor: Any) -> int:
+        offset = _verified(cursor, self._sign)
+        if offset is None or not 0 < offset < len(self.items):
+            data = (
+                {"cursor": cursor}
+                if isinstance(cursor, str) and len(cursor) <= MAX_CURSOR_CHARS
+                else None
             )
-        except (ValueError, UnicodeError):
-            offset, signature = "", ""
-        valid = offset.isdigit() and hmac.compare_digest(
-            signature, self._sign(int(offset))
-        )
-        if not valid or int(offset) >= len(self.items):
-            raise MCPError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
-        return int(offset)
+            raise MCPError(INVALID_PARAMS, "Invalid cursor", data)
+        return offset
+
+
+def _verified(cursor: Any, sign: Callable[[int], str]) -> int | None:
+    """The offset a cursor carries, if it is well formed and its signature holds."""
+    if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS:
+        return None
+    try:
+        decoded = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
+    except (ValueError, UnicodeError, binascii.Error):
+        return None
+    offset, _, signature = decoded.partition(".")
+    if not _OFFSET.fullmatch(offset):
+        return None
+    value = int(offset)
+    return value if hmac.compare_digest(signature, sign(value)) else None

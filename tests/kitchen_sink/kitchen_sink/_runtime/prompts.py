@@ -19,6 +19,8 @@ from pydantic import BaseModel
 
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS
+from .guard import HandlerTimedOut, call_handler
+from .limits import bounded, clip, limits_of
 from .log import logger
 from .pagination import Pages
 
@@ -125,7 +127,9 @@ class PromptTable:
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult | types.InputRequiredResult:
         name = params.name
+        limits = limits_of(self.server)
         if name not in self.prompts:
+            name = clip(name, limits.quote_chars)
             raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}", {"prompt": name})
         prompt, binding = self.prompts[name]
         arguments = params.arguments or {}
@@ -135,10 +139,13 @@ class PromptTable:
         if missing or unknown:
             problems = [f"missing required argument '{a}'" for a in missing]
             problems += [f"unknown argument '{a}'" for a in unknown]
-            raise MCPError(
-                INVALID_PARAMS,
-                f"Invalid arguments for prompt '{name}': " + "; ".join(problems),
+            header = f"Invalid arguments for prompt '{name}': "
+            shown, left_out = bounded(
+                problems, limits, limits.max_error_chars - len(header)
             )
+            if left_out:
+                shown.append(f"{left_out} more not shown")
+            raise MCPError(INVALID_PARAMS, header + "; ".join(shown))
         if binding.messages is not None:
             messages = [render_message(m, arguments) for m in binding.messages]
         else:
@@ -148,16 +155,25 @@ class PromptTable:
                 if binding.arguments_model
                 else None
             )
+            get = binding.get
             try:
-                messages = [
-                    types.PromptMessage.model_validate(m)
-                    for m in await binding.get(args, Context(ctx, self.server))
-                ]
+                answer = await call_handler(
+                    lambda: get(args, Context(ctx, self.server)),
+                    limits.handler_timeout,
+                )
+                messages = [types.PromptMessage.model_validate(m) for m in answer]
             except InputRequired as asking:
                 return asking.result
             except MCPError:
                 raise
+            except HandlerTimedOut as exc:
+                logger.warning("prompt %r %s, and was cancelled", name, exc)
+                raise MCPError(
+                    INTERNAL_ERROR,
+                    f"Prompt '{name}' timed out after {exc.timeout:g} s.",
+                ) from None
             except Exception:
+                # A crash, SystemExit included (see guard.py): the server keeps serving.
                 # Never leak exception text or tracebacks to the client: log them here.
                 logger.exception("prompt %r failed", name)
                 raise MCPError(

@@ -13,6 +13,7 @@ import base64
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -23,6 +24,8 @@ from pydantic import BaseModel
 
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, NotFoundError
+from .guard import HandlerTimedOut, call_handler
+from .limits import clip, limits_of
 from .log import logger
 from .package_data import read_bytes
 from .pagination import Pages
@@ -160,47 +163,62 @@ class ResourceTable:
             resource = self.resources[uri][0]
             contents = {"uri": uri, "mimeType": resource.mime_type, **static}
             return types.ReadResourceResult.model_validate({"contents": [contents]})
+        limits = limits_of(self.server)
+        # The URI as error messages quote it: a client may send a huge one.
+        shown = clip(uri, limits.quote_chars)
+        context = Context(ctx, self.server)
+        read: Callable[[], Awaitable[Any]]
+        if uri in self.resources:
+            resource, binding = self.resources[uri]
+            assert binding.read is not None
+            name, mime_type, model = (
+                resource.name,
+                resource.mime_type,
+                binding.content_model,
+            )
+            read = partial(binding.read, context)
+        else:
+            match = self._match(uri)
+            if match is None:
+                raise not_found(shown)
+            template, template_binding, arguments = match
+            name, mime_type, model = (
+                template.name,
+                template.mime_type,
+                template_binding.content_model,
+            )
+            read = partial(template_binding.read, ctx=context, **arguments)
         try:
-            if uri in self.resources:
-                resource, binding = self.resources[uri]
-                assert binding.read is not None
-                name, mime_type, model = (
-                    resource.name,
-                    resource.mime_type,
-                    binding.content_model,
-                )
-                value = await binding.read(Context(ctx, self.server))
-            else:
-                template, template_binding, arguments = self._match(uri)
-                name, mime_type, model = (
-                    template.name,
-                    template.mime_type,
-                    template_binding.content_model,
-                )
-                value = await template_binding.read(
-                    ctx=Context(ctx, self.server), **arguments
-                )
+            value = await call_handler(read, limits.handler_timeout)
         except InputRequired as asking:
             return asking.result
         except NotFoundError:
-            raise not_found(uri) from None
+            raise not_found(shown) from None
         except MCPError:
             raise
-        except Exception:
-            # Never leak exception text or tracebacks to the client: log them here.
-            logger.exception("reading resource %r failed", uri)
+        except HandlerTimedOut as exc:
+            logger.warning("reading resource %r %s, and was cancelled", shown, exc)
             raise MCPError(
                 INTERNAL_ERROR,
-                f"Reading resource '{uri}' failed with an internal error.",
+                f"Reading resource '{shown}' timed out after {exc.timeout:g} s.",
+            ) from None
+        except Exception:
+            # A crash, SystemExit included (see guard.py): the server keeps serving.
+            # Never leak exception text or tracebacks to the client: log them here.
+            logger.exception("reading resource %r failed", shown)
+            raise MCPError(
+                INTERNAL_ERROR,
+                f"Reading resource '{shown}' failed with an internal error.",
             ) from None
         return types.ReadResourceResult(
-            contents=[self._contents(name, model, uri, mime_type, value)]
+            contents=[self._contents(name, model, uri, shown, mime_type, value)]
         )
 
     def _match(
         self, uri: str
-    ) -> tuple[types.ResourceTemplate, TemplateBinding, dict[str, str]]:
-        """The first template (in list order) that matches `uri`, and its arguments."""
+    ) -> tuple[types.ResourceTemplate, TemplateBinding, dict[str, str]] | None:
+        """The first template (in list order) that matches `uri`, and its arguments;
+        None when none does."""
         for parsed, template, binding in self.templates:
             variables = parsed.match(uri)
             if variables is not None:
@@ -209,18 +227,20 @@ class ResourceTable:
                     for variable, value in variables.items()
                 }
                 return template, binding, arguments
-        raise NotFoundError(uri)
+        return None
 
     def _contents(
         self,
         name: str,
         model: type[BaseModel] | None,
         uri: str,
+        shown: str,
         mime_type: str | None,
         value: Any,
     ) -> types.TextResourceContents | types.BlobResourceContents:
+        """The contents of `uri` (`shown` in messages) from a handler's value."""
         if model is not None:
-            data = conform(model, self.validators[name], value, f"resource {uri!r}")
+            data = conform(model, self.validators[name], value, f"resource {shown!r}")
             return types.TextResourceContents(
                 uri=uri, mime_type=mime_type, text=json.dumps(data, ensure_ascii=False)
             )
@@ -230,10 +250,10 @@ class ResourceTable:
         if isinstance(value, str):
             return types.TextResourceContents(uri=uri, mime_type=mime_type, text=value)
         logger.error(
-            "resource %r returned %s, not str or bytes", uri, type(value).__name__
+            "resource %r returned %s, not str or bytes", shown, type(value).__name__
         )
         raise MCPError(
-            INTERNAL_ERROR, f"Resource '{uri}' produced content of the wrong type."
+            INTERNAL_ERROR, f"Resource '{shown}' produced content of the wrong type."
         )
 
 

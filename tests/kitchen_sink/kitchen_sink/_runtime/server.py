@@ -10,7 +10,6 @@ schema.json, which mcpgen writes beside server.py.
 
 from __future__ import annotations
 
-import os
 import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -33,6 +32,8 @@ from mcp.server.subscriptions import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .completions import CompletionHandler, CompletionTable, CompletionValues
+from .keys import deployment_secret
+from .limits import Limits
 from .log import logger
 from .package_data import schema_document
 from .prompts import PromptBinding, PromptTable
@@ -49,11 +50,17 @@ class GeneratedServer(Server[Any]):
 
     `declared` is the server's capabilities as schema.json has them: `logging`, and the
     `listChanged` / `subscribe` flags of `tools`, `resources` and `prompts`, turn on
-    what they name. `options` are the SDK `Server`'s keyword arguments.
+    what they name. `limits` bound what handlers and clients may cost (see Limits);
+    `options` are the SDK `Server`'s keyword arguments.
     """
 
     def __init__(
-        self, name: str, *, declared: Mapping[str, Any], **options: Any
+        self,
+        name: str,
+        *,
+        declared: Mapping[str, Any],
+        limits: Limits | None = None,
+        **options: Any,
     ) -> None:
         listen = any(
             (declared.get(kind) or {}).get(flag)
@@ -76,6 +83,7 @@ class GeneratedServer(Server[Any]):
                 options["on_set_logging_level"] = self._set_logging_level
             super().__init__(name, **options)
         self.declared = declared
+        self.limits = limits or Limits()
         # Per 2025-11-25 connection: the standalone channels notifications go out on.
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self._subscribed: weakref.WeakKeyDictionary[Any, set[str]] = (
@@ -212,8 +220,8 @@ async def _quietly(send: Awaitable[None]) -> None:
 def _request_state_security() -> RequestStateSecurity:
     """The key that seals `requestState` (AES-GCM). Replicas behind one load balancer must
     share it: set MCP_REQUEST_STATE_KEY to 32 or more random bytes (e.g. 64 hex digits).
-    Without it, a key is made for this process alone."""
-    key = os.environ.get("MCP_REQUEST_STATE_KEY")
+    Without it, a key is made for this process alone (see keys.py)."""
+    key = deployment_secret()
     return RequestStateSecurity(keys=[key]) if key else RequestStateSecurity.ephemeral()
 
 
@@ -228,6 +236,7 @@ def build_server(
     complete: CompletionHandler | None = None,
     invalid_arguments: InvalidArguments = "tool_error",
     page_size: int | None = None,
+    limits: Limits | None = None,
 ) -> GeneratedServer:
     """The server of a generated package: its schema.json, answered by these bindings.
 
@@ -240,10 +249,13 @@ def build_server(
     `completions` holds the spec's completion values (None when nothing can be
     completed: then `completion/complete` is not served); `complete` is the handler
     that may compute them instead. `invalid_arguments` says how invalid tool
-    arguments are answered; `page_size` splits the lists into pages (None: one page).
+    arguments are answered; `page_size` splits the lists into pages (None: one page);
+    `limits` bound what handlers and clients may cost (None: `Limits()`, the defaults).
     """
     if not package:
         raise ValueError("build_server() needs the generated package: pass __package__")
+    if limits is not None and not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a Limits, not {limits!r}")
     if invalid_arguments not in get_args(InvalidArguments):
         raise ValueError(
             f"invalid_arguments must be one of {get_args(InvalidArguments)}"
@@ -352,6 +364,7 @@ def build_server(
     server = GeneratedServer(
         info.name,
         declared=capabilities,
+        limits=limits,
         version=info.version,
         title=info.title,
         description=info.description,

@@ -7,30 +7,77 @@ from __future__ import annotations
 import argparse
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import anyio
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
+from .http_guard import RequestGuard, allowed_hosts_for
+from .limits import Limits, limits_of
+from .server import GeneratedServer
+
 
 def http_app(
-    server: Server[Any], *, host: str = "127.0.0.1", stateless: bool = False
+    server: Server[Any],
+    *,
+    host: str = "127.0.0.1",
+    stateless: bool = False,
+    allowed_hosts: Sequence[str] | None = None,
+    limits: Limits | None = None,
 ) -> Any:
     """The ASGI app serving Streamable HTTP at /mcp.
 
     2026-07-28 requests are stateless by design. `stateless=True` makes 2025-11-25
     clients sessionless too, so any replica can answer any request; they then cannot be
     sent requests mid-call (sampling, elicitation) or notifications outside a call.
-    DNS-rebinding protection (allowed Host and Origin) is on for a localhost `host`.
+
+    DNS-rebinding protection: requests must name an allowed host in `Host` and
+    `Origin` (any port, any case). `allowed_hosts` lists them (`["*"]`: any);
+    without it, a server whose `host` is a loopback address allows that address,
+    localhost, 127.0.0.1 and [::1], one whose `host` is a private or link-local
+    address allows that address, and others allow any (see http_guard.py).
+    `limits` (default: the server's) bound sessions and request bodies.
     """
-    return server.streamable_http_app(host=host, stateless_http=stateless)
+    # Imported here: a server on stdio does not need starlette, nor its import time.
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    limits = limits or limits_of(server)
+    app = server.streamable_http_app(
+        host=host,
+        stateless_http=stateless,
+        max_request_body_size=limits.max_request_body,
+        max_sessions=limits.max_sessions,
+        session_idle_timeout=limits.session_idle_timeout,
+        # RequestGuard checks Host and Origin instead, for more addresses, in any case.
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=False
+        ),
+    )
+    app.add_middleware(
+        RequestGuard,
+        allowed=allowed_hosts_for(host, allowed_hosts),
+        max_body=limits.max_request_body,
+        body_timeout=limits.body_timeout,
+    )
+    return app
 
 
-def serve(server: Server[Any], argv: Sequence[str] | None = None) -> None:
+def serve(
+    server: Server[Any],
+    argv: Sequence[str] | None = None,
+    *,
+    allowed_hosts: Sequence[str] | None = None,
+) -> None:
     """The command line of a generated server: stdio by default, `--http HOST:PORT` for
-    Streamable HTTP at http://HOST:PORT/mcp; `--stateless`, `--log-level` (see --help).
+    Streamable HTTP at http://HOST:PORT/mcp; `--stateless`, `--log-level`,
+    `--handler-timeout`, `--max-sessions`, `--allowed-host` (see --help).
+
+    The server's `limits` apply, with what the command line changes; `allowed_hosts`
+    as for `http_app`, unless `--allowed-host` is given.
     """
+    limits = limits_of(server)
     parser = argparse.ArgumentParser(description=f"The {server.name} MCP server.")
     parser.add_argument(
         "--http",
@@ -47,12 +94,41 @@ def serve(server: Server[Any], argv: Sequence[str] | None = None) -> None:
         default="WARNING",
         help="server log level, on stderr (default: WARNING)",
     )
+    parser.add_argument(
+        "--handler-timeout",
+        type=_non_negative(float),
+        metavar="SECONDS",
+        help="the longest a handler may run per call; 0 for no limit "
+        f"(default: {_shown(limits.handler_timeout)})",
+    )
+    parser.add_argument(
+        "--max-sessions",
+        type=_non_negative(int),
+        metavar="N",
+        help="HTTP: 2025-11-25 sessions open at once; 0 for no limit "
+        f"(default: {_shown(limits.max_sessions)})",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        dest="allowed_hosts",
+        metavar="HOST",
+        help="HTTP: a host name clients may send in Host and Origin (repeatable; "
+        "'*' for any). Default: the --http host if it is a loopback or private "
+        "address (and localhost, 127.0.0.1, [::1] for loopback), else any",
+    )
     options = parser.parse_args(argv)
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(
         level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if options.handler_timeout is not None:
+        limits = replace(limits, handler_timeout=options.handler_timeout or None)
+    if options.max_sessions is not None:
+        limits = replace(limits, max_sessions=options.max_sessions or None)
+    if isinstance(server, GeneratedServer):
+        server.limits = limits
     if options.http is None:
         anyio.run(serve_stdio, server)
         return
@@ -60,11 +136,30 @@ def serve(server: Server[Any], argv: Sequence[str] | None = None) -> None:
     if not host or not port.isdigit():
         parser.error(f"--http needs HOST:PORT, not {options.http!r}")
     # Imported here: a server on stdio does not need uvicorn, nor its import time.
-    import uvicorn
+    from .uvicorn_server import header_timeout_protocol, run_uvicorn
 
     host = host.strip("[]")  # an IPv6 address, e.g. [::1]:8000
-    app = http_app(server, host=host, stateless=options.stateless)
-    uvicorn.run(app, host=host, port=int(port), log_level=options.log_level.lower())
+    app = http_app(
+        server,
+        host=host,
+        stateless=options.stateless,
+        allowed_hosts=options.allowed_hosts or allowed_hosts,
+        limits=limits,
+    )
+    protocol: type[Any] | str = "h11"
+    if limits.header_timeout is not None:
+        protocol = header_timeout_protocol(limits.header_timeout)
+    run_uvicorn(
+        app,
+        {
+            "host": host,
+            "port": int(port),
+            "log_level": options.log_level.lower(),
+            "http": protocol,
+            "limit_concurrency": limits.max_connections,
+            "timeout_keep_alive": limits.keep_alive_timeout,
+        },
+    )
 
 
 async def serve_stdio(server: Server[Any]) -> None:
@@ -73,3 +168,20 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(
             read_stream, write_stream, server.create_initialization_options()
         )
+
+
+def _non_negative(kind: type[float] | type[int]) -> Any:
+    def parse(text: str) -> float | int:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value >= 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+        return value
+
+    return parse
+
+
+def _shown(value: float | None) -> str:
+    return "no limit" if value is None else f"{value:g}"

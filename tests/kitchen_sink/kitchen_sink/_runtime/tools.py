@@ -23,6 +23,8 @@ from pydantic import BaseModel
 from .content import ToolResult
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, ToolError
+from .guard import HandlerTimedOut, call_handler
+from .limits import bounded, clip, limits_of
 from .log import logger
 from .pagination import Pages
 from .validation import SchemaValidator, conform, typed
@@ -112,6 +114,7 @@ class ToolTable:
         binding = self.bindings.get(name)
         if binding is None:
             # An unknown tool is a protocol error (the SDK's MCPServer says isError).
+            name = clip(name, limits_of(self.server).quote_chars)
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}", {"tool": name})
         arguments = params.arguments or {}
         # The JSON Schema first: it is what the client saw, and its messages say so.
@@ -120,14 +123,21 @@ class ToolTable:
             return self._invalid_arguments(name, violations)
         args = typed(binding.input_model, arguments, f"tool {name!r}")
         try:
-            value = await binding.call(args, Context(ctx, self.server))
+            value = await call_handler(
+                lambda: binding.call(args, Context(ctx, self.server)),
+                limits_of(self.server).handler_timeout,
+            )
         except InputRequired as asking:
             return asking.result
         except ToolError as exc:
             return error_result(str(exc))
         except MCPError:
             raise
+        except HandlerTimedOut as exc:
+            logger.warning("tool %r %s, and was cancelled", name, exc)
+            return error_result(f"Tool '{name}' timed out after {exc.timeout:g} s.")
         except Exception:
+            # A crash, SystemExit included (see guard.py): the server keeps serving.
             # Never leak exception text or tracebacks to the client: log them here.
             logger.exception("tool %r failed", name)
             return error_result(f"Tool '{name}' failed with an internal error.")
@@ -141,13 +151,21 @@ class ToolTable:
     def _invalid_arguments(
         self, name: str, violations: list[str]
     ) -> types.CallToolResult:
-        message = f"Invalid arguments for tool '{name}':\n" + "\n".join(
-            f"- {v}" for v in violations
+        # A violation quotes the value: bound what a huge or much-broken value costs.
+        limits = limits_of(self.server)
+        header = f"Invalid arguments for tool '{name}':"
+        shown, left_out = bounded(
+            violations, limits, limits.max_error_chars - len(header)
         )
+        lines = [header, *(f"- {v}" for v in shown)]
+        if left_out:
+            lines.append(f"({left_out} more not shown)")
+        message = "\n".join(lines)
         if self.arguments_are_protocol_errors:
-            raise MCPError(
-                INVALID_PARAMS, message, {"tool": name, "errors": violations}
-            )
+            data: dict[str, Any] = {"tool": name, "errors": shown}
+            if left_out:
+                data["more"] = left_out
+            raise MCPError(INVALID_PARAMS, message, data)
         return error_result(message)
 
     def _structured(
