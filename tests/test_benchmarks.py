@@ -1,0 +1,51 @@
+"""The benchmark scripts run to the end and print their tables (smoke tests, marked slow: no
+timing is asserted; the numbers are for people), and their specs are deterministic."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from helpers import ROOT
+
+BENCHMARKS = ROOT / "benchmarks"
+
+
+def _run(script: str, *arguments: str) -> str:
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), *arguments], capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, f"{script} failed:\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+@pytest.mark.slow
+def test_generation_prints_its_tables() -> None:
+    output = _run("generation.py", "--sizes", "10", "--rounds", "1")
+    for header in ("generation: wall time", "generation: ratios", "generated package: size on disk"):
+        assert header in output
+    assert "\n10 " in output
+
+
+@pytest.mark.slow
+def test_serving_prints_its_tables() -> None:
+    output = _run("serving.py", "--quick")
+    for header in ("serving (a): in-process", "serving (b): cold start", "serving (c): Streamable HTTP"):
+        assert header in output
+    for server in ("mcpgen generated", "MCPServer", "bare low-level Server"):
+        assert server in output
+
+
+def test_specs_are_deterministic_and_the_edit_changes_one_description() -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from specs import spec, spec_text
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    assert spec_text(20) == spec_text(20)
+    original, edited = spec(20), spec(20, edited=True)
+    changed = [name for name in original["tools"] if original["tools"][name] != edited["tools"][name]]
+    assert len(changed) == 1
+    assert original["tools"][changed[0]]["description"] != edited["tools"][changed[0]]["description"]
+    assert list(spec(10)["tools"].items()) == list(original["tools"].items())[:10]
