@@ -52,6 +52,34 @@ class SchemaValidator:
         return [f"{path}: {message}" for path, message in sorted(errors)]
 
 
+def from_wire(model: type[BaseModel], value: Any) -> BaseModel:
+    """`value`, JSON as it travels, as an instance of `model`: properties by their JSON names
+    only, so an undeclared property spelt like a field's Python name (`my_field` beside
+    `my-field`) stays an extra instead of filling the field."""
+    if isinstance(value, BaseModel):
+        return model.model_validate(value)
+    instance = model.model_validate(value, by_alias=True, by_name=False)
+    _set_fields_from(instance, value)
+    return instance
+
+
+def _set_fields_from(instance: Any, value: Any) -> None:
+    """pydantic counts an extra whose key equals a field's Python name as that field set
+    (and would then dump the field); which fields were set is what the JSON names say.
+    """
+    if isinstance(instance, BaseModel) and isinstance(value, dict):
+        fields = type(instance).model_fields
+        given = {
+            name for name, field in fields.items() if (field.alias or name) in value
+        }
+        object.__setattr__(instance, "__pydantic_fields_set__", given)
+        for name in given:
+            _set_fields_from(getattr(instance, name), value[fields[name].alias or name])
+    elif isinstance(instance, list) and isinstance(value, list):
+        for item, raw in zip(instance, value, strict=False):
+            _set_fields_from(item, raw)
+
+
 def typed(model: type[BaseModel], value: Any, what: str) -> BaseModel:
     """`value`, which its JSON Schema accepted, as an instance of `model`.
 
@@ -61,7 +89,7 @@ def typed(model: type[BaseModel], value: Any, what: str) -> BaseModel:
     maintainers rather than turned into an error the client did not cause.
     """
     try:
-        return model.model_validate(value)
+        return from_wire(model, value)
     except ValidationError as exc:
         logger.warning(
             "%s: %s cannot type a value its schema accepts (%s); passed on as is",
@@ -94,7 +122,7 @@ def conform(
     always answers in one shape.
     """
     try:
-        data = to_json(model.model_validate(value))
+        data = to_json(from_wire(model, value))
     except ValidationError as exc:
         violations = pydantic_violations(exc)
     else:
