@@ -6,6 +6,7 @@ reordering tools elsewhere in a spec leaves every other name unchanged.
 
 from __future__ import annotations
 
+import hashlib
 import keyword
 import re
 
@@ -84,3 +85,21 @@ def prompt_arguments_model(prompt_name: str) -> str:
 
 def definition_model(definition_name: str) -> str:
     return pascal(definition_name)
+
+
+# A file name inside the package: short enough for any file system, and portable.
+_STATIC_STEM_LENGTH = 64
+_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,16}")
+
+
+def static_file(resource_name: str, source: str) -> str:
+    """The package's copy of a resource's `file`: the resource's name in snake_case (cut
+    short, with a hash of the whole name, when it is long) and the source's extension,
+    when it is a plain one (`.html`), so any spec name gives a file name every system takes."""
+    stem = snake(resource_name)
+    if len(stem) > _STATIC_STEM_LENGTH:
+        digest = hashlib.sha256(resource_name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        stem = f"{stem[:_STATIC_STEM_LENGTH]}_{digest}"
+    suffix = source.rsplit("/", 1)[-1].rpartition(".")
+    extension = "." + suffix[2] if suffix[1] and suffix[0] else ""
+    return stem + (extension if _SUFFIX.fullmatch(extension) else "")

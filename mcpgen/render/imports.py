@@ -8,18 +8,71 @@ without case, and imported names as constants, then classes, then the rest.
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass, field
 
 
-def _name_key(name: str) -> tuple[int, str]:
+def _natural(a: str, b: str) -> int:
+    """Ruff's string order (the `natord` crate, after strnatcmp): runs of digits compare as
+    numbers (`P7` before `P18`), a run with a leading zero digit by digit; whitespace is skipped."""
+    i = j = 0
+    while True:
+        while i < len(a) and a[i].isspace():
+            i += 1
+        while j < len(b) and b[j].isspace():
+            j += 1
+        if i < len(a) and j < len(b) and _digit(a[i]) and _digit(b[j]):
+            end_a, end_b = _digits_end(a, i), _digits_end(b, j)
+            run_a, run_b = a[i:end_a], b[j:end_b]
+            if a[i] == "0" or b[j] == "0":  # fractional: digit by digit, the shorter run first
+                for x, y in zip(run_a, run_b, strict=False):
+                    if x != y:
+                        return -1 if x < y else 1
+                if len(run_a) != len(run_b):
+                    return -1 if len(run_a) < len(run_b) else 1
+            elif len(run_a) != len(run_b):  # whole numbers: the longer run is bigger
+                return -1 if len(run_a) < len(run_b) else 1
+            elif run_a != run_b:
+                return -1 if run_a < run_b else 1
+            i, j = end_a, end_b
+            continue
+        if i >= len(a) or j >= len(b):
+            return (i < len(a)) - (j < len(b))
+        if a[i] != b[j]:
+            return -1 if a[i] < b[j] else 1
+        i += 1
+        j += 1
+
+
+def _digit(char: str) -> bool:
+    return "0" <= char <= "9"
+
+
+def _digits_end(text: str, start: int) -> int:
+    end = start
+    while end < len(text) and _digit(text[end]):
+        end += 1
+    return end
+
+
+def _kind(name: str) -> int:
     if name.isupper() and len(name) > 1:
-        kind = 0
-    elif name[:1].isupper():
-        kind = 1
-    else:
-        kind = 2
-    return kind, name.lower()
+        return 0  # a constant
+    return 1 if name[:1].isupper() else 2  # a class, or anything else
+
+
+def _compare_names(a: str, b: str) -> int:
+    """Imported names as ruff orders them: constants, classes, the rest; each without case, then with."""
+    return _kind(a) - _kind(b) or _natural(a.lower(), b.lower()) or _natural(a, b)
+
+
+def _compare_modules(a: str, b: str) -> int:
+    return _natural(a.lower(), b.lower()) or _natural(a, b)
+
+
+_NAME_KEY = functools.cmp_to_key(_compare_names)
+_MODULE_KEY = functools.cmp_to_key(_compare_modules)
 
 
 def _section(module: str) -> int:
@@ -46,9 +99,9 @@ class Imports:
 
     def render(self) -> str:
         sections: dict[int, list[str]] = {}
-        for module in sorted(self._plain, key=str.lower):
+        for module in sorted(self._plain, key=_MODULE_KEY):
             sections.setdefault(_section(module.split(" ")[0]), []).append(f"import {module}")
-        for module in sorted(self._from, key=lambda m: m.lower()):
-            names = ", ".join(sorted(self._from[module], key=_name_key))
+        for module in sorted(self._from, key=_MODULE_KEY):
+            names = ", ".join(sorted(self._from[module], key=_NAME_KEY))
             sections.setdefault(_section(module), []).append(f"from {module} import {names}")
         return "\n\n".join("\n".join(lines) for _, lines in sorted(sections.items()))
