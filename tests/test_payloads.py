@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -28,8 +29,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import mcp_types as types
 import pytest
-from helpers import ROOT
+from helpers import ROOT, imported
+from mcp import Client
 
 from mcpgen.pipeline import build, starter_app
 from mcpgen.spec import format as spec_format
@@ -50,9 +53,14 @@ VARIANTS = (
     PAYLOAD + "\\",  # ends in a backslash: escapes the closing quote if pasted
     "\r\n" + PAYLOAD + "\u2029\x85\x0b\x0c\x1c\x1d\x1e\x7f\x9f\r",  # every line break Python knows
     "{__import__('os').system('touch PWNED')}%s%(x)s{0!r}\\u2028\\x00\\N{BULLET}'''\"\"\"'",
-    "```\n| a | b |\n<!-- x -->\n</details>\n# heading\n" + PAYLOAD + "\\N",  # Markdown
+    "x\n```\n| a | b |\n<!-- x -->\n<details>\n# heading\n1. - [a](b) `" + PAYLOAD + "\\N",  # Markdown
     "\ufeff\u202e\U0001f381\u200b\t" + PAYLOAD + "\t",  # BOM, bidi override, astral, zero width
     ("line " + PAYLOAD + "\n") * 40,  # long and multi-line (a parenthesised run of literals)
+    # Payloads that would run if pasted into one context: a docstring, a literal, a comment.
+    'x"""\n__import__("os").system("touch PWNED")\n"""',
+    "x' + __import__('os').system('touch PWNED') + '",
+    'x" + __import__("os").system("touch PWNED") + "',
+    'x\n__import__("os").system("touch PWNED")  #',
 )
 
 
@@ -464,7 +472,11 @@ def served_strings(entity: dict[str, Json], keys: tuple[spec_format.Key, ...]) -
     found: set[str] = set()
     for entry in keys:
         if entry.served and entry.name in entity:
-            found |= strings(entity[entry.name])
+            if entry.item_keys:  # a list of entities with served keys of their own
+                for item in entity[entry.name]:
+                    found |= served_strings(item, entry.item_keys)
+            else:
+                found |= strings(entity[entry.name])
     refs = {value for value in found if value.startswith("#/")}
     return found - refs
 
@@ -534,7 +546,9 @@ def built(request: pytest.FixtureRequest, tmp_path: Path) -> Built:
     return build_planted(request.param, tmp_path)
 
 
-def test_planted_package_imports_and_runs_nothing(built: Built, tmp_path: Path) -> None:
+async def test_planted_spec_builds_imports_runs_nothing_and_serves_it_exactly(built: Built, tmp_path: Path) -> None:
+    """The package imports in a fresh interpreter (in an empty working directory) without
+    running a payload, is black- and ruff-clean, and serves every planted string exactly."""
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     parent = built.directory.parent
@@ -556,4 +570,116 @@ def test_planted_package_imports_and_runs_nothing(built: Built, tmp_path: Path) 
         text=True,
     )
     assert ruff.returncode == 0, ruff.stdout[-5000:]
-    assert not pwned(tmp_path)
+    assert_schema_md_holds_together(built)
+    with imported(built.package, parent) as package:
+        for mode in ("auto", "legacy"):
+            await assert_serves_exactly(package, built, mode)
+    assert not pwned(tmp_path) and not pwned(Path.cwd())
+
+
+def stub_handlers(package: Any) -> Any:
+    async def stub(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    return type("Stub", (package.Handlers,), dict.fromkeys(package.Handlers.__abstractmethods__, stub))()
+
+
+def dumped(model: Any) -> Any:
+    return model.model_dump(by_alias=True, exclude_unset=True, mode="json")
+
+
+async def assert_serves_exactly(package: Any, built: Built, mode: str) -> None:
+    spec = built.planted.spec
+    document = json.loads((built.directory / "schema.json").read_text(encoding="utf-8"))
+    async with Client(package.create_server(stub_handlers(package)), mode=mode) as client:
+        info = dumped(client.server_info)
+        for entry in spec_format.SERVER_KEYS:
+            if entry.served and entry.name in spec["server"]:
+                assert info[entry.name] == spec["server"][entry.name], entry.name
+        assert client.instructions == spec["server"]["instructions"]
+
+        tools = [dumped(tool) for tool in (await client.list_tools()).tools]
+        resources = [dumped(r) for r in (await client.list_resources()).resources]
+        templates = [dumped(t) for t in (await client.list_resource_templates()).resource_templates]
+        prompts = [dumped(p) for p in (await client.list_prompts()).prompts]
+        assert tools == document["tools/list"]["tools"]
+        assert resources == document["resources/list"]["resources"]
+        assert templates == document["resources/templates/list"]["resourceTemplates"]
+        assert prompts == document["prompts/list"]["prompts"]
+        # Every string of every served key, as the spec holds it, is served byte for byte.
+        served = strings([tools, resources, templates, prompts])
+        for kind, keys in (
+            ("tools", spec_format.TOOL_KEYS),
+            ("resources", spec_format.RESOURCE_KEYS),
+            ("prompts", spec_format.PROMPT_KEYS),
+        ):
+            for name, entity in spec[kind].items():
+                expected = served_strings(entity, keys) | {name}
+                assert not expected - served, f"{kind}.{name}: not served exactly: {sorted(expected - served)[:3]}"
+        definitions = set().union(*(served_strings({"d": d}, (spec_format.Key("d", {}, served=True),)) for d in spec["definitions"].values()))
+        assert not (definitions | set(spec["definitions"])) - served
+
+        # Static content, message text and completion values.
+        for resource in spec["resources"].values():
+            if "text" in resource or "blob" in resource:
+                contents = dumped((await client.read_resource(resource["uri"])).contents[0])
+                key_ = "text" if "text" in resource else "blob"
+                assert contents[key_] == resource[key_]
+            elif "file" in resource:
+                contents = dumped((await client.read_resource(resource["uri"])).contents[0])
+                data = built.planted.files[resource["file"]]
+                assert contents.get("text", "").encode() == data or base64.b64decode(contents.get("blob", "")) == data
+        for name, prompt in spec["prompts"].items():
+            if "messages" not in prompt:
+                continue
+            arguments = {argument["name"]: "value" for argument in prompt["arguments"]}
+            result = dumped(await client.get_prompt(name, arguments))
+            texts = strings(result["messages"])
+            for index, message in enumerate(prompt["messages"]):
+                path = ("prompts", name, "messages", index, "text")
+                if path in built.planted.served_text:
+                    assert built.planted.served_text[path] in texts
+                elif "resource" in message and "text" in message["resource"]:
+                    assert message["resource"]["text"] in texts
+            for argument in prompt["arguments"]:
+                if argument.get("completion"):
+                    reference = types.PromptReference(name=name)
+                    completion = await client.complete(reference, {"name": argument["name"], "value": ""})
+                    assert completion.completion.values == argument["completion"]
+        for resource in spec["resources"].values():
+            for variable, values in resource.get("completion", {}).items():
+                reference = types.ResourceTemplateReference(uri=resource["uriTemplate"])
+                completion = await client.complete(reference, {"name": variable, "value": ""})
+                assert completion.completion.values == values
+
+
+def assert_schema_md_holds_together(built: Built) -> None:
+    """SCHEMA.md is for people, but spec text must not reshape it: every planted line break
+    stays inside its line, code fences pair up, tables keep their rows, and the only HTML
+    comment is the header."""
+    text = (built.directory / "SCHEMA.md").read_text(encoding="utf-8")
+    spec = built.planted.spec
+    lines, inside, fences = [], False, []
+    for line in text.split("\n"):  # lines outside code fences; fences must pair up
+        if line.startswith("```"):
+            fences.append(line)
+            inside = not inside
+        elif not inside:
+            lines.append(line)
+    assert fences == ["```json", "```"] * (len(fences) // 2), fences
+    header, lines = lines[:2], lines[2:]
+    for line in header:  # the header comments end where they should
+        assert line.startswith("<!-- ") and line.endswith(" -->") and "--" not in line[4:-3], line
+    outside = re.sub(r"\\.", "", "\n".join(lines))  # what backslash escapes leave as markup
+    assert "<!--" not in outside and "<details" not in outside and "\x00" not in outside
+    headings = [line for line in lines if line.startswith("#")]
+    expected = 1 + sum(1 for kind in ("tools", "resources", "prompts") if spec[kind])
+    expected += len(spec["tools"]) + len(spec["prompts"])
+    assert len(headings) == expected, headings
+    tables = [line for line in lines if line.startswith("|")]
+    rows = sum(len(tool["inputSchema"].get("properties", {})) + 2 for tool in spec["tools"].values() if tool["inputSchema"].get("properties"))
+    rows += len(spec["resources"]) + 2
+    rows += sum(len(p.get("arguments", [])) + 2 for p in spec["prompts"].values() if p.get("arguments"))
+    assert len(tables) == rows
+    for line in tables:
+        assert line.endswith(" |"), line
