@@ -570,6 +570,10 @@ async def test_planted_spec_builds_imports_runs_nothing_and_serves_it_exactly(bu
         text=True,
     )
     assert ruff.returncode == 0, ruff.stdout[-5000:]
+    for module in modules:  # no character hides what the source says (bidi overrides, CR, NEL...)
+        source = Path(module).read_text(encoding="utf-8")
+        hidden = {hex(ord(c)) for c in source if not c.isprintable() and c not in "\n\t"}
+        assert not hidden, f"{module}: {sorted(hidden)}"
     assert_schema_md_holds_together(built)
     with imported(built.package, parent) as package:
         for mode in ("auto", "legacy"):
