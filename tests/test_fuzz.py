@@ -29,9 +29,11 @@ from helpers import EXAMPLE_APP, GENERATED, ROOT, http_server, imported
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from test_payloads import yaml_json
 
 from mcpgen.diagnostics import SpecError
 from mcpgen.pipeline import build
+from mcpgen.spec.json_schema import pointer_token
 from mcpgen.write.atomic import apply
 
 pytestmark = pytest.mark.slow
@@ -99,7 +101,7 @@ def leaves(refs: list[str]) -> st.SearchStrategy[dict[str, Json]]:
         st.sampled_from(["string", "integer", "number", "boolean"]).map(lambda kind: {"type": [kind, "null"]}),
     ]
     if refs:
-        options.append(st.sampled_from(refs).map(lambda name: {"$ref": "#/definitions/" + quote(name, safe="")}))
+        options.append(st.sampled_from(refs).map(lambda name: {"$ref": "#/definitions/" + pointer_token(name)}))
     return annotated(st.one_of(options))
 
 
@@ -191,7 +193,7 @@ def bundled(schema: Json, definitions: dict[str, Json]) -> Json:
             for key, value in node.items():
                 if key == "$ref" and isinstance(value, str) and value.startswith("#/definitions/"):
                     token = value.removeprefix("#/definitions/")
-                    name = next(n for n in definitions if quote(n, safe="") == token)
+                    name = next(n for n in definitions if pointer_token(n) == token)
                     if name not in used:
                         used[name] = None
                         used[name] = rewrite(definitions[name])
@@ -218,7 +220,7 @@ def served_output(schema: Json, definitions: dict[str, Json]) -> Json:
         return served
     target = schema
     while "$ref" in target and set(target) <= {"$ref", "description", "title"}:
-        name = next(n for n in definitions if quote(n, safe="") == target["$ref"].removeprefix("#/definitions/"))
+        name = next(n for n in definitions if pointer_token(n) == target["$ref"].removeprefix("#/definitions/"))
         target = definitions[name]
     if target.get("type") == "object" and "type" not in schema:
         return {"type": "object", **served}
@@ -250,7 +252,7 @@ def test_random_valid_specs_build_and_serve_their_schemas_exactly(spec: dict[str
     package = f"fuzz_package_{next(COUNTER)}"
     spec = {**spec, "server": {**spec["server"], "package": package}}
     path = directory / "spec.yaml"
-    path.write_text(json.dumps(spec, ensure_ascii=True), encoding="utf-8")
+    path.write_text(yaml_json(spec), encoding="utf-8")
     try:
         result = build(path, strict=True)
     except SpecError as error:
@@ -271,10 +273,14 @@ def test_random_valid_specs_build_and_serve_their_schemas_exactly(spec: dict[str
         with imported(package, result.directory.parent) as module:
             async with Client(module.create_server(stub_handlers(module)), mode="auto") as client:
                 assert [dumped(tool) for tool in (await client.list_tools()).tools] == expected
-                resources = [dumped(r) for r in (await client.list_resources()).resources]
-                assert resources == document["resources/list"]["resources"]
-                prompts = [dumped(p) for p in (await client.list_prompts()).prompts]
-                assert prompts == document["prompts/list"]["prompts"]
+                if spec["resources"]:  # a server without any does not offer the method
+                    resources = [dumped(r) for r in (await client.list_resources()).resources]
+                    assert resources == document["resources/list"]["resources"]
+                    templates = [dumped(t) for t in (await client.list_resource_templates()).resource_templates]
+                    assert templates == document["resources/templates/list"]["resourceTemplates"]
+                if spec["prompts"]:
+                    prompts = [dumped(p) for p in (await client.list_prompts()).prompts]
+                    assert prompts == document["prompts/list"]["prompts"]
 
     anyio.run(serve)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote, unquote
@@ -49,8 +50,14 @@ def _children(schema: dict[str, Any]) -> Iterator[tuple[JsonPath, Any]]:
 
 
 def _unescape(token: str) -> str:
-    """A JSON Pointer token from a URI fragment: percent-decoded, then `~1` and `~0`."""
-    return unquote(token).replace("~1", "/").replace("~0", "~")
+    """A JSON Pointer token, already percent-decoded: `~1` and `~0` unescaped."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+# Where a URI fragment's pointer token ends: a `/`, written or percent-encoded. A fragment is
+# percent-decoded before it is split (RFC 6901, section 6), so `%2F` separates tokens too;
+# a `/` inside a name is written `~1`.
+_TOKEN_END = re.compile(r"/|%2[fF]")
 
 
 def ref_target(ref: str, prefix: str) -> str | None:
@@ -65,8 +72,10 @@ def split_ref(ref: str, prefix: str) -> tuple[str, str] | None:
     may be escaped and percent-encoded, so its length is not the name's."""
     if not ref.startswith(prefix):
         return None
-    token, slash, rest = ref[len(prefix) :].partition("/")
-    return _unescape(token), slash + rest
+    written = ref[len(prefix) :]
+    end = _TOKEN_END.search(written)
+    token, rest = (written[: end.start()], written[end.start() :]) if end else (written, "")
+    return _unescape(unquote(token)), rest
 
 
 def iter_subschemas(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
@@ -113,10 +122,10 @@ def resolve_pointer(document: Any, pointer: str) -> bool:
     """Whether a JSON Pointer ("/a/0/b", "" for the root) names something in `document`."""
     if pointer == "":
         return True
-    if not pointer.startswith("/"):
+    if not unquote(pointer).startswith("/"):
         return False
     node = document
-    for token in pointer[1:].split("/"):
+    for token in unquote(pointer)[1:].split("/"):
         token = _unescape(token)
         if isinstance(node, dict) and token in node:
             node = node[token]
