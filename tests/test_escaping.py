@@ -4,8 +4,13 @@ or tests/test_fuzz.py first): one escaping function per context, names derived o
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from helpers import ROOT, build_and_write, imported
 
 from mcpgen.ir.naming import static_file
 from mcpgen.render.environment import (
@@ -113,3 +118,43 @@ def test_a_bundled_definition_keeps_its_own_refs() -> None:
 def test_prompt_templates_keep_line_ends_as_written() -> None:
     assert compile_template("a\r\nb\rc\n") == ["a\r\nb\rc\n"]
     assert compile_template('{{ x | default("\r") }}\r') == [{"var": "x", "default": "\r"}, "\r"]
+
+
+@pytest.mark.slow  # builds a package
+def test_properties_named_like_what_generated_code_imports(tmp_path: Path) -> None:
+    """Property names the model generator must alias (`Literal` -> `Literal_aliased`) or
+    rename, and names the client module itself uses: the package imports, and is clean."""
+    names = ["Literal", "Annotated", "Any", "Field", "BaseModel", "TypeAlias", "ConfigDict", "RootModel",
+             "self", "model_config", "None", "class", "types", "Client", "Self", "Mapping", "_client"]
+    properties = {name: {"enum": ["a", "b"]} if index % 2 else {"type": "string"} for index, name in enumerate(names)}
+    spec = {
+        "mcpgen": 1,
+        "server": {"name": "shadows", "version": "1"},
+        "definitions": {
+            "Literal": {"type": "string", "enum": ["x"]},
+            "Context": {"type": "object", "properties": {"Literal": {"$ref": "#/definitions/Literal"}}},
+            "Handlers": {"type": "string"},
+        },
+        "tools": {
+            "t": {
+                "inputSchema": {"type": "object", "properties": {**properties, "ref": {"$ref": "#/definitions/Literal"}}, "required": names[:3]},
+                "outputSchema": {"type": "object", "properties": properties},
+            }
+        },
+    }
+    path = tmp_path / "spec.yaml"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    result = build_and_write(path)
+    modules = [str(p) for p in result.directory.rglob("*.py")]
+    for tool in ("black", "ruff"):
+        arguments = ["--check", "-q"] if tool == "black" else ["check", "--no-cache", "--config", str(ROOT / "pyproject.toml")]
+        checked = subprocess.run([sys.executable, "-m", tool, *arguments, *modules], capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stdout[-3000:] + checked.stderr[-3000:]
+    with imported("shadows", result.directory.parent) as package:
+        # Shared definitions named like what the package exports get a class name of their own.
+        assert package.Context.__module__.endswith("_runtime.context")
+        assert package.ContextModel.model_validate({"Literal": "x"}).Literal == "x"
+        assert package.HandlersModel is not package.Handlers and package.LiteralModel is not None
+        assert package.TInput.model_validate({"Literal": "a", "Annotated": "b", "Any": "c"}).model_dump(
+            by_alias=True, exclude_unset=True
+        ) == {"Literal": "a", "Annotated": "b", "Any": "c"}

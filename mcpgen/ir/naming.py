@@ -83,8 +83,23 @@ def prompt_arguments_model(prompt_name: str) -> str:
     return f"{pascal(prompt_name)}Arguments"
 
 
+# Names the generated modules import or define beside the models (typing's and pydantic's
+# in models.py, the runtime's and the package's own in __init__.py): a shared definition's
+# class may not take one, or it would shadow it.
+RESERVED_MODEL_NAMES = frozenset(
+    {
+        "Annotated", "Any", "Literal", "Optional", "TypeAlias", "Union",
+        "AwareDatetime", "BaseModel", "ConfigDict", "Field", "NaiveDatetime", "RootModel",
+        "Context", "GeneratedServer", "Handlers", "NotFoundError", "ResourceContent", "ToolCallError",
+        "ToolContent", "ToolError", "ToolResult",
+    }
+)  # fmt: skip
+
+
 def definition_model(definition_name: str) -> str:
-    return pascal(definition_name)
+    """`Gift` -> `Gift`; a name the package already uses (`Context`) -> `ContextModel`."""
+    name = pascal(definition_name)
+    return f"{name}Model" if name in RESERVED_MODEL_NAMES else name
 
 
 # A file name inside the package: short enough for any file system, and portable.

@@ -3,7 +3,8 @@
 The order is the one ruff's isort rules (I001) expect with default settings, so generated
 packages pass `ruff check` as they are: `__future__`, standard library, third party and
 the package's own modules, each section with plain imports first, modules compared
-without case, and imported names as constants, then classes, then the rest.
+without case, and imported names as constants, then classes, then the rest; a name
+imported under an alias in a statement of its own.
 """
 
 from __future__ import annotations
@@ -72,6 +73,20 @@ def _compare_modules(a: str, b: str) -> int:
 
 
 _NAME_KEY = functools.cmp_to_key(_compare_names)
+
+
+def _statements(names: set[str]) -> list[str]:
+    """The names imported from one module, as ruff groups them (`combine-as-imports` off):
+    the plain names in one statement, each `name as alias` in one of its own, the statements
+    ordered by their first name (a plain one before an alias of the same name)."""
+    plain = sorted((name for name in names if " as " not in name), key=_NAME_KEY)
+    statements = [(plain[0], "", ", ".join(plain))] if plain else []
+    for name in names:
+        if " as " in name:
+            original, _, alias = name.partition(" as ")
+            statements.append((original, alias, name))
+    statements.sort(key=lambda statement: (_NAME_KEY(statement[0]), _MODULE_KEY(statement[1])))
+    return [text for _, _, text in statements]
 _MODULE_KEY = functools.cmp_to_key(_compare_modules)
 
 
@@ -102,6 +117,6 @@ class Imports:
         for module in sorted(self._plain, key=_MODULE_KEY):
             sections.setdefault(_section(module.split(" ")[0]), []).append(f"import {module}")
         for module in sorted(self._from, key=_MODULE_KEY):
-            names = ", ".join(sorted(self._from[module], key=_NAME_KEY))
-            sections.setdefault(_section(module), []).append(f"from {module} import {names}")
+            lines = sections.setdefault(_section(module), [])
+            lines += [f"from {module} import {names}" for names in _statements(self._from[module])]
         return "\n\n".join("\n".join(lines) for _, lines in sorted(sections.items()))
