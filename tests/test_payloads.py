@@ -376,7 +376,7 @@ def plant(rotation: int) -> Planted:
             value = "x-pwn:" + value  # a URI needs a scheme
         elif place[-1] == "uriTemplate":
             variable = next(iter(parent["completion"]))
-            value = f"tpl://{{{variable}}}/" + quote(value, safe="")
+            value = f"tpl://{{{variable}}}/" + value.replace("{", "%7B").replace("}", "%7D")  # literal text
         elif place[-1] == "mimeType":
             media = "application/json" if "schema" in parent else "text/plain"
             value = f"{media}; x={json.dumps(value)}"  # the payload as a parameter
