@@ -158,3 +158,10 @@ def test_properties_named_like_what_generated_code_imports(tmp_path: Path) -> No
         assert package.TInput.model_validate({"Literal": "a", "Annotated": "b", "Any": "c"}).model_dump(
             by_alias=True, exclude_unset=True
         ) == {"Literal": "a", "Annotated": "b", "Any": "c"}
+
+
+def test_json_surrogate_pairs_in_yaml_are_one_character() -> None:
+    from mcpgen.spec.source import load_yaml
+
+    data, _, problems = load_yaml('a: "gift \\ud83c\\udf81"\n"\\ud83c\\udf81": 1\n', "spec.yaml")
+    assert data == {"a": "gift \U0001f381", "\U0001f381": 1} and problems == []
