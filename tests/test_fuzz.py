@@ -477,8 +477,22 @@ def messages(draw: Any) -> bytes:
     return json.dumps(message).encode()
 
 
-def probe(identifier: str) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": identifier, "method": "tools/list", "params": {"_meta": META}}).encode()
+def probe(identifier: str, era: str = "modern") -> bytes:
+    """A normal `tools/list`: 2026-07-28 carries its envelope in `_meta`; 2025-11-25 follows
+    the connection's initialize handshake."""
+    params = {"_meta": META} if era == "modern" else {}
+    return json.dumps({"jsonrpc": "2.0", "id": identifier, "method": "tools/list", "params": params}).encode()
+
+
+INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": "initialize",
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}},
+    }
+).encode()
+INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
 
 
 EXPECTED_TOOLS = json.loads((GENERATED / "schema.json").read_text(encoding="utf-8"))["tools/list"]["tools"]
@@ -543,7 +557,8 @@ def assert_response(reply: Any, sent: list[Any]) -> None:
 class StdioServer:
     """`python generated_example/app.py` with its stdout read line by line on a thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, era: str = "modern") -> None:
+        self.era = era
         self.process = subprocess.Popen(
             [sys.executable, str(EXAMPLE_APP)],
             stdin=subprocess.PIPE,
@@ -555,6 +570,10 @@ class StdioServer:
         self.errors: list[bytes] = []
         threading.Thread(target=self._read, args=(self.process.stdout, self.lines.put), daemon=True).start()
         threading.Thread(target=self._read, args=(self.process.stderr, self.errors.append), daemon=True).start()
+        if era == "legacy":  # the 2025-11-25 handshake, once per connection
+            self.send([INITIALIZE])
+            self.replies_until("initialize")
+            self.send([INITIALIZED])
 
     @staticmethod
     def _read(stream: Any, sink: Any) -> None:
@@ -585,9 +604,10 @@ class StdioServer:
         self.process.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def stdio_server() -> Iterator[list[StdioServer]]:
-    holder = [StdioServer()]
+@pytest.fixture(scope="module", params=["modern", "legacy"])
+def stdio_server(request: pytest.FixtureRequest) -> Iterator[list[StdioServer]]:
+    """A server on stdio speaking 2026-07-28, or 2025-11-25 after the handshake."""
+    holder = [StdioServer(request.param)]
     yield holder
     holder[0].stop()
 
@@ -599,12 +619,12 @@ PROBES = itertools.count()
 @given(batch=st.lists(messages(), min_size=1, max_size=8))
 def test_random_messages_over_stdio_never_crash_the_server(stdio_server: list[StdioServer], batch: list[bytes]) -> None:
     if stdio_server[0].process.poll() is not None:  # a crash is reported once; shrinking starts afresh
-        stdio_server[0] = StdioServer()
+        stdio_server[0] = StdioServer(stdio_server[0].era)
     server = stdio_server[0]
     identifier = f"probe-{next(PROBES)}"
     requests = [request_id(line) for line in batch]
     sent = [identifier] + [value for _, value in requests]
-    server.send([*batch, probe(identifier)])
+    server.send([*batch, probe(identifier, server.era)])
     replies = server.replies_until(identifier)
     # Requests run concurrently: give the others a moment to answer too.
     expected = {json.dumps(value) for valid, value in requests if valid}
