@@ -8,7 +8,8 @@ become "anything", and a `number` may also be an `int` (so big integers stay int
 Every model keeps the properties it does not declare (the renderer sets `extra="allow"`):
 where the schema closes an object, the schema check has already refused them.
 Enums and consts that a `Literal` cannot spell faithfully (structured values, integral
-floats) widen the same way.
+floats) widen the same way. Descriptions, which the model generator also writes into
+docstrings, show invisible characters as escapes.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ def model_schema(schema: Json) -> Json:
             result[key] = [model_schema(child) for child in value]
         elif key in SCHEMA_VALUES:
             result[key] = model_schema(value)
+        elif key == "description" and isinstance(value, str):
+            result[key] = _visible(value)
         else:
             result[key] = value
     _widen_numbers(result)
@@ -88,6 +91,19 @@ def model_schema(schema: Json) -> Json:
     if isinstance(result.get("default"), dict):
         del result["default"]  # a model-typed field cannot default to a plain mapping
     return result
+
+
+def _visible(text: str) -> str:
+    """A description as the model generator may write it into a docstring: it escapes
+    backslashes, triple quotes and NUL there, but writes other characters as they are, so
+    invisible ones (bidirectional overrides, other control characters, line separators)
+    are given as visible escapes (`\\u202e`), and generated source never hides text."""
+    return "".join(char if char in "\n\t" or char.isprintable() else _escape(char) for char in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _literal(value: Json) -> bool:

@@ -85,6 +85,12 @@ def check_names(spec: Spec) -> list[Diagnostic]:
     # Two tools that clash as methods clash as models too; say it once.
     reported = {diagnostic.position for diagnostic in method_clashes}
     problems += [d for d in _unique(models, "model class", source) if d.position not in reported]
+    client = naming.client_class(spec.server.name)
+    problems += [
+        source.error(path, f"{_label(path)} becomes the model class '{model}', the name of the generated client", "rename it")
+        for model, path in models
+        if model == client
+    ]
     return problems
 
 

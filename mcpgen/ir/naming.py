@@ -6,6 +6,7 @@ reordering tools elsewhere in a spec leaves every other name unchanged.
 
 from __future__ import annotations
 
+import hashlib
 import keyword
 import re
 
@@ -82,14 +83,15 @@ def prompt_arguments_model(prompt_name: str) -> str:
     return f"{pascal(prompt_name)}Arguments"
 
 
-# Names generated modules define or import beside the models (the package's exports, the
-# typing and pydantic names in models.py, the SDK names in client.py and server.py). A shared
-# definition with one of these names gets a `Model` suffix, so neither hides the other.
-TAKEN_CLASS_NAMES = frozenset(
+# Names generated modules define or import beside the models (typing's and pydantic's in
+# models.py, the runtime's and the package's own in __init__.py, the SDK's in client.py and
+# server.py): a shared definition's class may not take one, or it would shadow it.
+RESERVED_MODEL_NAMES = frozenset(
     {
         "ABC",
         "Annotated",
         "Any",
+        "AwareDatetime",
         "BaseModel",
         "Client",
         "ConfigDict",
@@ -101,7 +103,9 @@ TAKEN_CLASS_NAMES = frozenset(
         "Literal",
         "Mapping",
         "Mode",
+        "NaiveDatetime",
         "NotFoundError",
+        "Optional",
         "ProgressFnT",
         "PromptBinding",
         "ResourceBinding",
@@ -119,11 +123,31 @@ TAKEN_CLASS_NAMES = frozenset(
         "ToolResult",
         "TracebackType",
         "TypeAlias",
+        "Union",
         "UriTemplate",
     }
 )
 
 
 def definition_model(definition_name: str) -> str:
+    """`Gift` -> `Gift`; a name the package already uses (`Context`) -> `ContextModel`."""
     name = pascal(definition_name)
-    return f"{name}Model" if name in TAKEN_CLASS_NAMES else name
+    return f"{name}Model" if name in RESERVED_MODEL_NAMES else name
+
+
+# A file name inside the package: short enough for any file system, and portable.
+_STATIC_STEM_LENGTH = 64
+_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,16}")
+
+
+def static_file(resource_name: str, source: str) -> str:
+    """The package's copy of a resource's `file`: the resource's name in snake_case (cut
+    short, with a hash of the whole name, when it is long) and the source's extension,
+    when it is a plain one (`.html`), so any spec name gives a file name every system takes."""
+    stem = snake(resource_name)
+    if len(stem) > _STATIC_STEM_LENGTH:
+        digest = hashlib.sha256(resource_name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        stem = f"{stem[:_STATIC_STEM_LENGTH]}_{digest}"
+    suffix = source.rsplit("/", 1)[-1].rpartition(".")
+    extension = "." + suffix[2] if suffix[1] and suffix[0] else ""
+    return stem + (extension if _SUFFIX.fullmatch(extension) else "")

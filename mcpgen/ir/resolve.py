@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import posixpath
 
 from mcpgen.hashing import sha256, spec_hash
 from mcpgen.ir import naming
@@ -31,6 +30,7 @@ from mcpgen.spec.json_schema import (
     pointed,
     ref_target,
     rewrite_refs,
+    split_ref,
 )
 from mcpgen.spec.model import Json, Prompt, PromptMessage, Resource, Spec, Tool
 from mcpgen.spec.prompt_templates import compile_template
@@ -66,12 +66,12 @@ def object_root(schema: dict[str, Json], definitions: dict[str, Json]) -> str | 
     while "type" not in current and isinstance(current.get("$ref"), str) and current["$ref"] not in seen:
         ref = current["$ref"]
         seen.add(ref)
-        shared = ref_target(ref, DEFINITIONS_PREFIX)
-        own = ref_target(ref, LOCAL_PREFIX)
-        if shared is not None and ref == DEFINITIONS_PREFIX + shared:
-            current = definitions.get(shared, {})
-        elif own is not None and ref == LOCAL_PREFIX + own:
-            current = (schema.get("$defs") or {}).get(own, {})
+        shared = split_ref(ref, DEFINITIONS_PREFIX)
+        own = split_ref(ref, LOCAL_PREFIX)
+        if shared is not None and not shared[1]:
+            current = definitions.get(shared[0], {})
+        elif own is not None and not own[1]:
+            current = (schema.get("$defs") or {}).get(own[0], {})
         else:
             return None
         if current.get("type") == "object":
@@ -120,12 +120,12 @@ class _Models:
         local_names = {name: owner + naming.pascal(name) for name in local}
 
         def rewrite(ref: str) -> str:
-            shared = ref_target(ref, DEFINITIONS_PREFIX)
+            shared = split_ref(ref, DEFINITIONS_PREFIX)
             if shared is not None:
-                return LOCAL_PREFIX + self.definition_names[shared] + ref[len(DEFINITIONS_PREFIX) + len(shared) :]
-            own = ref_target(ref, LOCAL_PREFIX)
+                return LOCAL_PREFIX + self.definition_names[shared[0]] + shared[1]
+            own = split_ref(ref, LOCAL_PREFIX)
             if own is not None:
-                return LOCAL_PREFIX + local_names[own] + ref[len(LOCAL_PREFIX) + len(own) :]
+                return LOCAL_PREFIX + local_names[own[0]] + own[1]
             return LOCAL_PREFIX + owner if ref == "#" else ref
 
         body = {key: value for key, value in schema.items() if key not in _DOCUMENT_KEYWORDS and key != "$defs"}
@@ -201,8 +201,7 @@ def _static(resource: Resource, assets: _Assets) -> StaticContent | None:
         return StaticContent(blob=resource.blob)
     if resource.file is not None:
         data = assets.read(resource.file)
-        suffix = posixpath.splitext(resource.file)[1]
-        path = f"{STATIC_DIRECTORY}/{naming.snake(resource.name)}{suffix}"
+        path = f"{STATIC_DIRECTORY}/{naming.static_file(resource.name, resource.file)}"
         return StaticContent(package_file=path, data=data, binary=not _is_text(data, resource.mime_type))
     return None
 

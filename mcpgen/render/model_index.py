@@ -35,18 +35,19 @@ class ModelInfo:
 class ModelIndex:
     models: dict[str, ModelInfo]
     defined: frozenset[str]  # every top-level name in the module
-    imported: dict[str, str]  # name -> module, for names the module imports
+    imported: dict[str, tuple[str, str]]  # name -> (module, name there), for names the module imports
 
     def names_in(self, annotation: str) -> set[str]:
         """The top-level names an annotation uses."""
         return {node.id for node in ast.walk(ast.parse(annotation, mode="eval")) if isinstance(node, ast.Name)}
 
 
-def _value_type(annotation: ast.expr) -> ast.expr:
+def _value_type(annotation: ast.expr, annotated: frozenset[str]) -> ast.expr:
+    """The type inside `Annotated[...]` (under any name the module imports it as)."""
     if (
         isinstance(annotation, ast.Subscript)
         and isinstance(annotation.value, ast.Name)
-        and annotation.value.id == "Annotated"
+        and annotation.value.id in annotated
     ):
         assert isinstance(annotation.slice, ast.Tuple)
         return annotation.slice.elts[0]
@@ -76,17 +77,22 @@ def index_models(source: str) -> ModelIndex:
     tree = ast.parse(source)
     models: dict[str, ModelInfo] = {}
     defined: set[str] = set()
-    imported: dict[str, str] = {}
+    imported: dict[str, tuple[str, str]] = {}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
-                imported[alias.asname or alias.name] = node.module
+                imported[alias.asname or alias.name] = (node.module, alias.name)
         elif isinstance(node, ast.ClassDef):
+            # The model generator imports `Annotated as Annotated_aliased` when a field is
+            # called `Annotated`.
+            annotated = frozenset(
+                {"Annotated"} | {name for name, (_, original) in imported.items() if original == "Annotated"}
+            )
             defined.add(node.name)
             fields = tuple(
                 Field(
                     statement.target.id,
-                    ast.unparse(_value_type(statement.annotation)),
+                    ast.unparse(_value_type(statement.annotation, annotated)),
                     statement.value is None,
                     _literal(statement.value),
                 )

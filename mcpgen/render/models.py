@@ -25,7 +25,7 @@ def render_models(api: Api, header: str) -> str:
     source = generate_models(json.dumps({"$defs": api.model_schemas}), header)
     imports = Imports()
     aliases = _definition_aliases(api, source, imports)
-    return _sorted_imports(source, imports) + "".join(f"\n\n{alias}" for alias in aliases) + "\n"
+    return _sorted_imports(source + "".join(f"\n\n{alias}" for alias in aliases) + "\n", imports)
 
 
 def _leading_imports(tree: ast.Module) -> list[ast.ImportFrom]:
@@ -37,19 +37,29 @@ def _leading_imports(tree: ast.Module) -> list[ast.ImportFrom]:
     return leading
 
 
-def _add_imports(imports: Imports, nodes: list[ast.ImportFrom]) -> None:
+def _add_imports(imports: Imports, nodes: list[ast.ImportFrom], used: set[str] | None = None) -> None:
+    """The names `nodes` import, those the module uses only when `used` is given."""
     for node in nodes:
-        names = (alias.name + (f" as {alias.asname}" if alias.asname else "") for alias in node.names)
-        imports.add(node.module or "", *names)
+        names = [
+            alias.name + (f" as {alias.asname}" if alias.asname else "")
+            for alias in node.names
+            if used is None or node.module == "__future__" or (alias.asname or alias.name) in used
+        ]
+        if names:
+            imports.add(node.module or "", *names)
 
 
 def _sorted_imports(source: str, imports: Imports) -> str:
     """The model generator puts `typing` and `pydantic` in one block; isort keeps the standard
     library apart. The leading imports, with `imports`, are re-printed by `Imports`."""
-    leading = _leading_imports(ast.parse(source))
+    tree = ast.parse(source)
+    leading = _leading_imports(tree)
     if not leading:
         return source
-    _add_imports(imports, leading)
+    # The model generator imports a name that a field merely shares (`RootModel` for a
+    # field called RootModel); only what the module uses is imported.
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    _add_imports(imports, leading, used)
     lines = source.split("\n")
     start, end = leading[0].lineno - 1, leading[-1].end_lineno or leading[-1].lineno
     return "\n".join([*lines[:start], imports.render(), *lines[end:]])

@@ -8,7 +8,7 @@ from typing import Any
 
 from mcpgen import RUNTIME_REQUIREMENTS, __version__
 from mcpgen.ir.model import Api
-from mcpgen.render.environment import render_template
+from mcpgen.render.environment import markdown_json, render_template
 from mcpgen.render.views import PythonView
 
 
@@ -91,7 +91,7 @@ def _example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _type_of(prop: Any) -> str:
-    """A schema's type in a few words, for a Markdown table cell (which `_cell` escapes)."""
+    """A schema's type in a few words, for a Markdown table cell (escaped as text)."""
     if isinstance(prop, list):  # draft-07 tuple `items`
         return "[" + ", ".join(_type_of(item) for item in prop) + "]"
     prop = _documented(prop)
@@ -107,10 +107,6 @@ def _type_of(prop: Any) -> str:
     return " | ".join(map(str, kind)) if isinstance(kind, list) else str(kind)
 
 
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ") if text is not None else ""
-
-
 def render_schema_markdown(api: Api, document: dict[str, Any], view: PythonView) -> str:
     return render_template(
         "SCHEMA.md.jinja",
@@ -120,6 +116,6 @@ def render_schema_markdown(api: Api, document: dict[str, Any], view: PythonView)
         document=document,
         example_arguments=_example_arguments,
         type_of=_type_of,
-        cell=_cell,
-        to_json=lambda value: json.dumps(value, indent=2, ensure_ascii=False),
+        to_json=markdown_json,
+        to_json_line=lambda value: json.dumps(value, ensure_ascii=False),
     )

@@ -36,8 +36,15 @@ RUNTIME_EXPORTS = {
 }
 
 
-# Names a generated client method uses besides its keyword arguments.
+# Names a generated client method uses besides its keyword arguments, and the names
+# client.py binds at the top (see templates/client.py.jinja), which an argument would shadow.
 _CLIENT_METHOD_NAMES = frozenset({"self", "on_progress", "arguments", "result", "value", "uri", "reference"})
+_CLIENT_MODULE_NAMES = frozenset(
+    {
+        "annotations", "Mapping", "Sequence", "TracebackType", "TYPE_CHECKING", "Any", "Literal", "Self",
+        "types", "Client", "StdioServerParameters", "ProgressFnT", "UriTemplate", "_client", "Server", "Mode",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -115,8 +122,11 @@ class PythonView:
             for name in sorted(self.index.names_in(annotation)):
                 if name in self.index.defined:
                     imports.add(models, name)
-                elif self.index.imported.get(name) == "typing":
-                    imports.add("typing", name)
+                elif name in self.index.imported and self.index.imported[name][0] == "typing":
+                    # As the models module imports it (`Literal as Literal_aliased`, when a
+                    # field is called `Literal`).
+                    original = self.index.imported[name][1]
+                    imports.add("typing", name if original == name else f"{original} as {name}")
 
     # -- Handlers ----------------------------------------------------------------------
 
@@ -287,10 +297,20 @@ class PythonView:
     def client_parameters(self, model: str | None) -> list[Parameter]:
         """A client method's keyword arguments: the model's fields, renamed (`self_`) where a
         field would take a name the method itself uses."""
-        taken = _CLIENT_METHOD_NAMES | set(self.index.defined)
-        return [
-            dataclasses.replace(p, parameter=p.name + "_") if p.name in taken else p for p in self.parameters(model)
-        ]
+        parameters = self.parameters(model)
+        taken = _CLIENT_METHOD_NAMES | _CLIENT_MODULE_NAMES | {self.api.client_class}
+        taken |= set(self.index.defined) | set(self.index.imported)
+        used = {p.name for p in parameters}
+        renamed = []
+        for p in parameters:
+            if p.name in taken:
+                name = p.name + "_"
+                while name in taken or name in used:  # never the name of another argument
+                    name += "_"
+                used.add(name)
+                p = dataclasses.replace(p, parameter=name)
+            renamed.append(p)
+        return renamed
 
     def client_tool(self, tool: ToolIR) -> ClientMethod:
         parameters = "".join(f", {p.declaration}" for p in self.client_parameters(tool.input_model))

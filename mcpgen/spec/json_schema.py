@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from mcpgen.spec.source import JsonPath
 
@@ -49,15 +50,32 @@ def _children(schema: dict[str, Any]) -> Iterator[tuple[JsonPath, Any]]:
 
 
 def _unescape(token: str) -> str:
-    """A JSON Pointer token from a URI fragment: percent-decoded, then `~1` and `~0`."""
-    return unquote(token).replace("~1", "/").replace("~0", "~")
+    """A JSON Pointer token, already percent-decoded: `~1` and `~0` unescaped."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+# Where a URI fragment's pointer token ends: a `/`, written or percent-encoded. A fragment is
+# percent-decoded before it is split (RFC 6901, section 6), so `%2F` separates tokens too;
+# a `/` inside a name is written `~1`.
+_TOKEN_END = re.compile(r"/|%2[fF]")
 
 
 def ref_target(ref: str, prefix: str) -> str | None:
     """The definition name that `ref` points into, if it starts with `prefix`."""
+    split = split_ref(ref, prefix)
+    return split[0] if split is not None else None
+
+
+def split_ref(ref: str, prefix: str) -> tuple[str, str] | None:
+    """The definition name that `ref` points into, if it starts with `prefix`, and the rest
+    of the pointer after the name's token (`/properties/x`, or ""), as written. The token
+    may be escaped and percent-encoded, so its length is not the name's."""
     if not ref.startswith(prefix):
         return None
-    return _unescape(ref[len(prefix) :].split("/", 1)[0])
+    written = ref[len(prefix) :]
+    end = _TOKEN_END.search(written)
+    token, rest = (written[: end.start()], written[end.start() :]) if end else (written, "")
+    return _unescape(unquote(token)), rest
 
 
 def iter_subschemas(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
@@ -117,10 +135,10 @@ def resolve_pointer(document: Any, pointer: str) -> bool:
 def _follow(document: Any, pointer: str) -> Any:
     if pointer == "":
         return document
-    if not pointer.startswith("/"):
+    if not unquote(pointer).startswith("/"):
         return _MISSING
     node = document
-    for token in pointer[1:].split("/"):
+    for token in unquote(pointer)[1:].split("/"):
         token = _unescape(token)
         if isinstance(node, dict) and token in node:
             node = node[token]
@@ -133,6 +151,27 @@ def _follow(document: Any, pointer: str) -> Any:
 
 def _to_local(ref: str) -> str:
     return LOCAL_PREFIX + ref[len(DEFINITIONS_PREFIX) :] if ref.startswith(DEFINITIONS_PREFIX) else ref
+
+
+def pointer_token(name: str) -> str:
+    """`name` as one JSON Pointer token in a URI fragment: escaped, then percent-encoded
+    (a plain name such as `Gift` or `gift_card` stays as it is)."""
+    return quote(name.replace("~", "~0").replace("/", "~1"), safe="")
+
+
+def _bundled_definition(name: str) -> Callable[[str], str]:
+    """How the refs of definition `name` read once it sits under the bundle's `$defs`: shared
+    refs as for the schema itself; a pointer into the definition itself (`#`, `#/$defs/X`,
+    `#/properties/x`), which meant the definition as a document of its own, now under it."""
+
+    def rewrite(ref: str) -> str:
+        if ref.startswith(DEFINITIONS_PREFIX):
+            return _to_local(ref)
+        if ref == "#" or ref.startswith("#/"):
+            return LOCAL_PREFIX + pointer_token(name) + ref[1:]
+        return ref
+
+    return rewrite
 
 
 def used_definitions(schema: Any, definitions: dict[str, Any]) -> list[str]:
@@ -158,6 +197,6 @@ def bundle(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any
     bundled: dict[str, Any] = rewrite_refs(schema, _to_local)
     local = dict(bundled.get("$defs") or {})
     for name in needed:
-        local[name] = rewrite_refs(definitions[name], _to_local)
+        local[name] = rewrite_refs(definitions[name], _bundled_definition(name))
     bundled["$defs"] = local
     return bundled

@@ -19,7 +19,8 @@ from jinja2 import TemplateSyntaxError, nodes
 from jinja2.sandbox import SandboxedEnvironment
 
 Part = Any  # str | dict, as described above
-_ENVIRONMENT = SandboxedEnvironment()
+# A trailing newline is text like any other.
+_ENVIRONMENT = SandboxedEnvironment(keep_trailing_newline=True)
 
 
 class PromptTemplateError(ValueError):
@@ -28,11 +29,31 @@ class PromptTemplateError(ValueError):
 
 def compile_template(text: str) -> list[Part]:
     """The compiled parts of a template; raises PromptTemplateError for anything outside the subset."""
+    # Jinja turns every CR and CRLF into LF; a stand-in character keeps each CR as written.
+    carriage = _unused_character(text)
     try:
-        tree = _ENVIRONMENT.parse(text)
+        tree = _ENVIRONMENT.parse(text.replace("\r", carriage))
     except TemplateSyntaxError as exc:
         raise PromptTemplateError(f"template syntax error on line {exc.lineno}: {exc.message}") from None
-    return _merge(_statements(tree.body))
+    return _restore(_merge(_statements(tree.body)), carriage)
+
+
+def _unused_character(text: str) -> str:
+    """A private-use character that `text` does not contain."""
+    return next(chr(code) for code in range(0xE000, 0xF900) if chr(code) not in text)
+
+
+def _restore(parts: list[Part], carriage: str) -> list[Part]:
+    """The compiled parts with the stand-in turned back into CR, in text and defaults."""
+    restored: list[Part] = []
+    for part in parts:
+        if isinstance(part, str):
+            restored.append(part.replace(carriage, "\r"))
+        elif "var" in part:
+            restored.append({**part, "default": part["default"].replace(carriage, "\r")} if "default" in part else part)
+        else:
+            restored.append({**part, "then": _restore(part["then"], carriage), "else": _restore(part["else"], carriage)})
+    return restored
 
 
 def used_arguments(parts: list[Part]) -> list[str]:

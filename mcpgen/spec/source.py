@@ -223,6 +223,8 @@ class _Builder:
         return result
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
+        if _SURROGATE.search(node.value):
+            node.value = self._surrogates(node)
         convert = _SCALARS.get(node.tag)
         if convert is None:
             self._problem(node, f"unsupported YAML tag {node.tag!r}", "specs use plain JSON-compatible values")
@@ -236,6 +238,26 @@ class _Builder:
             kind = node.tag.rsplit(":", 1)[-1]
             self._problem(node, f"{node.value!r} is not a valid {kind}", "remove the tag, or fix the value")
             return node.value
+
+
+    def _surrogates(self, node: yaml.ScalarNode) -> str:
+        """A scalar's `\\u` escapes of UTF-16 surrogates, as JSON writes a character beyond
+        the Basic Multilingual Plane (`"\\ud83c\\udf81"`): a pair is that character; a
+        lone one is no character at all, so it is reported (and replaced, so that the
+        other checks can go on)."""
+        paired = _SURROGATE_PAIR.sub(lambda m: m[0].encode("utf-16", "surrogatepass").decode("utf-16"), node.value)
+        if _SURROGATE.search(paired):
+            self._problem(
+                node,
+                "this text has a \\u escape of a lone UTF-16 surrogate, which is not a character",
+                "write the character itself, or both halves of its surrogate pair",
+            )
+            paired = _SURROGATE.sub("\ufffd", paired)
+        return paired
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 # What users meant when the YAML parser says what it found: (fragment of its words, hint).
