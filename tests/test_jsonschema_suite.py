@@ -725,9 +725,14 @@ def test_relocation_keeps_refs_pointing_at_the_case() -> None:
 
 
 def test_yaml_json_reads_back_exactly() -> None:
-    data = {"s": "\U0001f432 \x7f \ud800 \u0085 \t", "n": [1, 1.0, 1e308, 10**40, True, None], "k:": {"#": "-"}}
+    data = {"s": "\U0001f432 \x7f \ufffd \u0085 \t", "n": [1, 1.0, 1e308, 10**40, True, None], "k:": {"#": "-"}}
     loaded, _, problems = load_yaml(yaml_json(data), "x.yaml")
     assert not problems and identical(loaded, data)
+    # A lone surrogate is no character: a spec cannot hold one (it could not be written out).
+    _, _, problems = load_yaml(yaml_json({"s": "\ud800"}), "x.yaml")
+    assert [problem.message for problem in problems] == [
+        "this text has a \\u escape of a lone UTF-16 surrogate, which is not a character"
+    ]
 
 
 @pytest.mark.parametrize("name", FILES)
