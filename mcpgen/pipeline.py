@@ -148,7 +148,7 @@ def build(
     try:
         files = render_package(api)
     except ModelRenderError as exc:
-        raise SpecError([*_model_diagnostics(spec, api, str(exc)), *warnings]) from None
+        raise SpecError([*_model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
     manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, files)
     return Build(api, directory, files, manifest, tuple(warnings))
 
@@ -162,7 +162,7 @@ def validate(spec_path: Path, strict: bool = False) -> list[Diagnostic]:
 _MODEL_HINT = "the model generator (datamodel-code-generator) cannot turn this schema into Python classes; simplify it"
 
 
-def _model_diagnostics(spec: Spec, api: Api, message: str) -> list[Diagnostic]:
+def _model_diagnostics(spec: Spec, api: Api, message: str, blamed: dict[str, str]) -> list[Diagnostic]:
     """The model generator's failure, at the schemas that cause it."""
     from mcpgen.check.paths import label
     from mcpgen.render.model_errors import failing_models
@@ -176,7 +176,7 @@ def _model_diagnostics(spec: Spec, api: Api, message: str) -> list[Diagnostic]:
             text,
         )
 
-    failing = failing_models(api)
+    failing = blamed or failing_models(api)
     return [
         spec.source.error(
             sources[name], f"cannot generate a Python model for {label(sources[name])}: {spelled(reason)}", _MODEL_HINT

@@ -130,6 +130,8 @@ def schemas(refs: list[str]) -> st.SearchStrategy[dict[str, Json]]:
                 children.map(lambda items: {"type": "array", "items": items}),
                 objects(children),
                 st.lists(children, min_size=2, max_size=3).map(lambda options: {"anyOf": options}),
+                st.lists(children, min_size=1, max_size=3).map(lambda options: {"oneOf": options}),
+                st.lists(objects(children), min_size=1, max_size=2).map(lambda parts: {"allOf": parts}),
             )
         ),
         max_leaves=6,
@@ -154,6 +156,17 @@ def specs(draw: Any) -> dict[str, Json]:
             if draw(st.booleans()):
                 tool[key] = draw(texts)
         if draw(st.booleans()):
+            tool["annotations"] = {"title": draw(texts), "readOnlyHint": draw(st.booleans())}
+        if draw(st.booleans()):
+            # Not null at its top level: the SDK leaves such a key out on 2026-07-28 (see the README).
+            tool["_meta"] = draw(st.dictionaries(st.text(max_size=10), json_values.filter(lambda v: v is not None), max_size=3))
+        if draw(st.booleans()):  # a tree: its children are the arguments again (`$ref: "#"`)
+            tool["inputSchema"]["properties"]["kids"] = {"type": "array", "items": {"$ref": "#"}}
+        if draw(st.booleans()):  # local definitions of its own, used through #/$defs/...
+            local = draw(st.dictionaries(st.text(min_size=1, max_size=6), schemas(refs), min_size=1, max_size=2))
+            tool["inputSchema"]["$defs"] = local
+            tool["inputSchema"]["properties"]["local"] = {"$ref": "#/$defs/" + pointer_token(next(iter(local)))}
+        if draw(st.booleans()):
             tool["outputSchema"] = draw(st.one_of(objects(schemas(refs)), schemas(refs)))
         tools[name] = tool
     resources: dict[str, Json] = {}
@@ -163,6 +176,8 @@ def specs(draw: Any) -> dict[str, Json]:
             resource.update(uri=f"res{index}://" + quote(draw(texts)), text=draw(texts))
         else:
             resource["uriTemplate"] = f"res{index}://" + "{id}/" + quote(draw(texts))
+            if draw(st.booleans()):  # JSON content, typed by a model
+                resource.update(mimeType="application/json", schema=draw(schemas(refs)))
         resources[f"r{index}" + draw(st.text(max_size=6))] = resource
     prompts: dict[str, Json] = {}
     for index in range(draw(st.integers(0, 2))):
@@ -184,10 +199,11 @@ def specs(draw: Any) -> dict[str, Json]:
 
 def bundled(schema: Json, definitions: dict[str, Json]) -> Json:
     """The spec's schema as served: `#/definitions/X` refs as `#/$defs/X`, and every
-    definition it uses (transitively) under `$defs`; written here independently of mcpgen."""
+    definition it uses (transitively) under `$defs`, its own pointers into itself (`#`)
+    now under its entry; written here independently of mcpgen."""
     used: dict[str, Json] = {}
 
-    def rewrite(node: Json) -> Json:
+    def rewrite(node: Json, owner: str | None) -> Json:
         if isinstance(node, dict):
             out = {}
             for key, value in node.items():
@@ -196,20 +212,20 @@ def bundled(schema: Json, definitions: dict[str, Json]) -> Json:
                     name = next(n for n in definitions if pointer_token(n) == token)
                     if name not in used:
                         used[name] = None
-                        used[name] = rewrite(definitions[name])
+                        used[name] = rewrite(definitions[name], name)
                     out[key] = "#/$defs/" + token
-                elif key in ("properties",) and isinstance(value, dict):
-                    out[key] = {name: rewrite(child) for name, child in value.items()}
+                elif key == "$ref" and isinstance(value, str) and owner is not None and value.startswith("#"):
+                    out[key] = "#/$defs/" + pointer_token(owner) + value[1:]
                 else:
-                    out[key] = rewrite(value)
+                    out[key] = rewrite(value, owner)
             return out
         if isinstance(node, list):
-            return [rewrite(item) for item in node]
+            return [rewrite(item, owner) for item in node]
         return node
 
-    result = rewrite(copy.deepcopy(schema))
+    result = rewrite(copy.deepcopy(schema), None)
     if used:
-        result["$defs"] = dict(sorted(used.items()))
+        result["$defs"] = {**result.get("$defs", {}), **dict(sorted(used.items()))}
     return result
 
 
@@ -266,6 +282,7 @@ def test_random_valid_specs_build_and_serve_their_schemas_exactly(spec: dict[str
         entry["inputSchema"] = bundled(tool["inputSchema"], definitions)
         if "outputSchema" in tool:
             entry["outputSchema"] = served_output(tool["outputSchema"], definitions)
+        entry.update({k: tool[k] for k in ("annotations", "_meta") if k in tool})
         expected.append(entry)
     assert document["tools/list"]["tools"] == expected
 

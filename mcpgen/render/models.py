@@ -15,7 +15,11 @@ from mcpgen.spec.json_schema import iter_refs
 
 
 class ModelRenderError(Exception):
-    pass
+    """The model generator failed; `models` blames model classes by name, where known."""
+
+    def __init__(self, message: str, models: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.models = models or {}
 
 
 def render_models(api: Api, header: str) -> str:

@@ -7,8 +7,8 @@ from importlib.resources import files
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import render_template
 from mcpgen.render.formatting import format_modules
-from mcpgen.render.model_index import index_models
-from mcpgen.render.models import render_models
+from mcpgen.render.model_index import ModelIndex, index_models
+from mcpgen.render.models import ModelRenderError, render_models
 from mcpgen.render.schema_doc import (
     render_schema_json,
     render_schema_markdown,
@@ -36,11 +36,26 @@ def runtime_sources() -> dict[str, str]:
     }
 
 
+def _require_classes(api: Api, index: ModelIndex) -> None:
+    """Every tool, resource and prompt model is a class of models.py. The model generator
+    folds away a root model that is not an object and refers to itself (`$ref: "#"` in an
+    array's items): that is reported at its schema, not a KeyError further on."""
+    wanted = [tool.input_model for tool in api.tools] + [tool.output_model for tool in api.tools]
+    wanted += [resource.content_model for resource in api.resources]
+    wanted += [prompt.arguments_model for prompt in api.prompts]
+    missing = [name for name in wanted if name is not None and name not in index.models]
+    if missing:
+        reason = "the model generator gives it no class of its own (a schema that is not an object and refers to itself as a whole, `$ref: \"#\"`)"
+        raise ModelRenderError(f"no class for {', '.join(missing)}", dict.fromkeys(missing, reason))
+
+
 def render_package(api: Api) -> dict[str, bytes]:
     top = header(api)
     models = render_models(api, top)
     # The index reads names and annotations, which formatting does not change.
-    view = PythonView(api, index_models(models))
+    index = index_models(models)
+    _require_classes(api, index)
+    view = PythonView(api, index)
     python = {"models.py": models}
     for module in TEMPLATED_MODULES:
         python[module] = render_template(f"{module}.jinja", api=api, view=view)

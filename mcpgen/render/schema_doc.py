@@ -25,7 +25,7 @@ def schema_document(api: Api) -> dict[str, Any]:
         "resources/templates/list": {"resourceTemplates": [resource.wire for resource in api.resource_templates]},
         "prompts/list": {"prompts": [prompt.wire for prompt in api.prompts]},
     }
-    schemas = {resource.name: resource.content_schema for resource in api.resources if resource.content_schema}
+    schemas = {r.name: r.content_schema for r in api.resources if r.content_schema is not None}  # {} too
     if schemas:
         document["resourceSchemas"] = schemas
     return document
