@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -47,6 +48,15 @@ tools:
 """
 
 # --- specs -----------------------------------------------------------------------------------
+
+
+def readme_block(language: str, after: str) -> str:
+    """The first ```language block of the README after the text `after`."""
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index(after)
+    match = re.compile(rf"```{language}\n(.*?)```", re.DOTALL).search(readme, start)
+    assert match, f"no {language} block after {after!r}"
+    return match.group(1)
 
 
 def write_spec(directory: Path, text: str, name: str = "spec.yaml") -> Path:

@@ -5,24 +5,15 @@ write the spec, validate, build, implement, serve over HTTP, and call it with th
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, listening
+from helpers import ROOT, listening, readme_block
 
 pytestmark = pytest.mark.slow  # a new venv and a real install: about a minute
 
-README = (ROOT / "README.md").read_text()
-
-
-def _block(language: str, after: str) -> str:
-    start = README.index(after)
-    match = re.compile(rf"```{language}\n(.*?)```", re.DOTALL).search(README, start)
-    assert match, f"no {language} block after {after!r}"
-    return match.group(1)
 
 
 def test_the_quickstart_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
@@ -38,19 +29,19 @@ def test_the_quickstart_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
         return result.stdout + result.stderr
 
     # "Install mcpgen ...": the README's command, from the clone.
-    install = _block("sh", "Install mcpgen and build the example gift server")
+    install = readme_block("sh", "Install mcpgen and build the example gift server")
     assert install.strip() == "pip install -e . && mcpgen build specs/gift_server.yaml"
     run(str(bin_dir / "pip"), "install", "--quiet", "-e", ".", cwd=ROOT)
     run(str(bin_dir / "mcpgen"), "build", "specs/gift_server.yaml", cwd=ROOT)
 
     project = tmp_path / "project"
     project.mkdir()
-    (project / "spec.yaml").write_text(_block("yaml", "### 1. Write a spec"))
+    (project / "spec.yaml").write_text(readme_block("yaml", "### 1. Write a spec"))
     assert "spec.yaml: ok" in run(str(bin_dir / "mcpgen"), "validate", "spec.yaml", cwd=project)
     built = run(str(bin_dir / "mcpgen"), "build", "spec.yaml", cwd=project)
     assert "mcpgen stub spec.yaml" in built  # the first build says how to start the handlers
-    (project / "app.py").write_text(_block("python", "### 3. Implement the handlers"))
-    client = _block("python", "### 5. Call it")
+    (project / "app.py").write_text(readme_block("python", "### 3. Implement the handlers"))
+    client = readme_block("python", "### 5. Call it")
     assert 'GiftServerClient.http("http://127.0.0.1:8000/mcp")' in client
 
     def serve(port: int) -> list[str]:

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, readme_block
 
 from mcpgen.cli import main
 
 README = (ROOT / "README.md").read_text()
-
-
-def _block(language: str, after: str) -> str:
-    start = README.index(after)
-    match = re.compile(rf"```{language}\n(.*?)```", re.DOTALL).search(README, start)
-    assert match, f"no {language} block after {after!r}"
-    return match.group(1)
 
 
 def test_the_two_commands_are_stated() -> None:
@@ -32,10 +24,10 @@ def test_the_two_commands_are_stated() -> None:
 
 @pytest.mark.slow  # builds with the real generator, then runs the app in a subprocess
 def test_quickstart_spec_builds_and_the_app_answers(tmp_path: Path) -> None:
-    (tmp_path / "spec.yaml").write_text(_block("yaml", "### 1. Write a spec"))
+    (tmp_path / "spec.yaml").write_text(readme_block("yaml", "### 1. Write a spec"))
     assert main(["validate", str(tmp_path / "spec.yaml")]) == 0
     assert main(["build", str(tmp_path / "spec.yaml")]) == 0
-    (tmp_path / "app.py").write_text(_block("python", "### 3. Implement the handlers"))
+    (tmp_path / "app.py").write_text(readme_block("python", "### 3. Implement the handlers"))
     # A fresh interpreter: this quickstart's gift_server is not the example's.
     result = subprocess.run([sys.executable, "-c", USE_QUICKSTART], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

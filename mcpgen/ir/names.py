@@ -6,15 +6,12 @@ from __future__ import annotations
 import keyword
 from collections.abc import Iterator, Sequence
 
+from mcpgen.check.paths import label
 from mcpgen.diagnostics import Diagnostic
 from mcpgen.ir import naming
 from mcpgen.spec.model import Spec
 from mcpgen.spec.source import JsonPath, SourceMap
 from mcpgen.spec.uri_templates import UriTemplateError, template_variables
-
-
-def _label(path: JsonPath) -> str:
-    return ".".join(str(part) for part in path)
 
 
 def _unique(names: Sequence[tuple[str, JsonPath]], kind: str, source: SourceMap) -> Iterator[Diagnostic]:
@@ -23,7 +20,7 @@ def _unique(names: Sequence[tuple[str, JsonPath]], kind: str, source: SourceMap)
         if python_name in seen:
             other = seen[python_name]
             yield source.error(
-                path, f"{_label(path)} and {_label(other)} both become the {kind} '{python_name}'", "rename one of them"
+                path, f"{label(path)} and {label(other)} both become the {kind} '{python_name}'", "rename one of them"
             )
         else:
             seen[python_name] = path
@@ -87,7 +84,7 @@ def check_names(spec: Spec) -> list[Diagnostic]:
     problems += [d for d in _unique(models, "model class", source) if d.position not in reported]
     client = naming.client_class(spec.server.name)
     problems += [
-        source.error(path, f"{_label(path)} becomes the model class '{model}', the name of the generated client", "rename it")
+        source.error(path, f"{label(path)} becomes the model class '{model}', the name of the generated client", "rename it")
         for model, path in models
         if model == client
     ]
