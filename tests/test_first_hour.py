@@ -15,7 +15,6 @@ from helpers import ROOT, listening, readme_block
 pytestmark = pytest.mark.slow  # a new venv and a real install: about a minute
 
 
-
 def test_the_quickstart_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
