@@ -54,10 +54,10 @@ DIALECT = Rule(
 SELF_CONTAINED = Rule(
     "portable/self-contained",
     "warning",
-    "refer with a JSON pointer (`#/$defs/Name`) and leave `$id` to the root",
-    "No client document found: clients commonly resolve only local JSON-pointer refs (mcpgen serves every "
-    "schema bundled so that pointers suffice); anchors, dynamic refs and nested `$id`s change how a ref "
-    "resolves, so this conservative rule warns",
+    "use `$ref` with a JSON pointer (`#/$defs/Name`), and `$id` at the root only",
+    "No client document found: clients are known to resolve local JSON-pointer refs (mcpgen serves every "
+    "schema bundled so that pointers suffice, and refuses other `$ref`s); dynamic refs and nested `$id`s "
+    "change how refs resolve, so this conservative rule warns",
 )
 
 RULES = (TOOL_NAME, TOOL_COUNT, DESCRIPTION_LENGTH, DIALECT, SELF_CONTAINED)
@@ -95,14 +95,6 @@ def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
                 at_value=True,
             )
         for path, subschema in iter_subschemas(schema, root):
-            ref = subschema.get("$ref")
-            if isinstance(ref, str) and ref != "#" and not ref.startswith("#/"):
-                yield SELF_CONTAINED.finding(
-                    source,
-                    path + ("$ref",),
-                    f"$ref '{ref}' is not a JSON pointer",
-                    at_value=True,
-                )
             for key in ("$dynamicRef", "$recursiveRef"):
                 if key in subschema:
                     yield SELF_CONTAINED.finding(source, path + (key,), f"'{key}' resolves at run time")
