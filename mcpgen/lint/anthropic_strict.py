@@ -285,9 +285,9 @@ def regex_feature(pattern: str) -> str | None:
         if char == "\\" and index + 1 < len(pattern):
             escaped = pattern[index + 1]
             if escaped in "bB":
-                return f"a word boundary (\\{escaped})"
-            if escaped.isdigit() and escaped != "0" or escaped == "k":
-                return f"a backreference (\\{escaped})"
+                return f"a word boundary, \\{escaped}"
+            if (escaped.isdigit() and escaped != "0") or escaped == "k":
+                return f"a backreference, \\{escaped}"
             index += 2
             continue
         for opener, name in (
@@ -297,7 +297,7 @@ def regex_feature(pattern: str) -> str | None:
             ("(?!", "a lookahead"),
         ):
             if pattern.startswith(opener, index):
-                return f"{name} ({opener}...)"
+                return f"{name}, {opener}"
         index += 1
     return None
 
