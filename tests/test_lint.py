@@ -59,7 +59,9 @@ def test_a_case_gives_exactly_the_expected_findings(case: str, monkeypatch: pyte
     if UPDATE and (not expected.exists() or expected.read_text(encoding="utf-8") != said):
         expected.write_text(said, encoding="utf-8")
     assert expected.exists(), f"{expected.name} is missing; write it with MCPGEN_UPDATE_EXPECTED=1"
-    assert said == expected.read_text(encoding="utf-8"), "if on purpose: MCPGEN_UPDATE_EXPECTED=1 pytest tests/test_lint.py"
+    assert said == expected.read_text(
+        encoding="utf-8"
+    ), "if on purpose: MCPGEN_UPDATE_EXPECTED=1 pytest tests/test_lint.py"
 
 
 @pytest.mark.parametrize("case", [case for case in CASES if not case.endswith("-ok")])
@@ -103,19 +105,27 @@ def _enum(count: int, width: int = 1) -> dict[str, object]:
 # For each rule, the spec text for a value of its limit.
 LIMITS: dict[str, Callable[[int], str]] = {
     "openai-strict/nesting-depth": lambda n: _one_tool(_nested(n)),
-    "openai-strict/property-count": lambda n: _one_tool(_closed({f"p{index}": {"type": "string"} for index in range(n)})),
+    "openai-strict/property-count": lambda n: _one_tool(
+        _closed({f"p{index}": {"type": "string"} for index in range(n)})
+    ),
     "openai-strict/enum-count": lambda n: _one_tool(_enum(n)),
     "openai-strict/enum-size": lambda n: _one_tool(_enum(251, width=n)),
     "openai-strict/string-size": lambda n: _one_tool(_closed({"choice": {"type": "string", "enum": ["x" * n]}})),
-    "anthropic-strict/tool-count": lambda n: _tools_spec({f"t{index}": {"inputSchema": _closed({})} for index in range(n)}),
+    "anthropic-strict/tool-count": lambda n: _tools_spec(
+        {f"t{index}": {"inputSchema": _closed({})} for index in range(n)}
+    ),
     "anthropic-strict/optional-parameters": lambda n: _one_tool(
         _closed({f"p{index}": {"type": "string"} for index in range(n)}, required=False)
     ),
     "anthropic-strict/union-parameters": lambda n: _one_tool(
         _closed({f"p{index}": {"type": ["string", "null"]} for index in range(n)})
     ),
-    "portable/tool-count": lambda n: _tools_spec({f"t{index}": {"inputSchema": {"type": "object"}} for index in range(n)}),
-    "portable/description-length": lambda n: _tools_spec({"echo": {"description": "d" * n, "inputSchema": {"type": "object"}}}),
+    "portable/tool-count": lambda n: _tools_spec(
+        {f"t{index}": {"inputSchema": {"type": "object"}} for index in range(n)}
+    ),
+    "portable/description-length": lambda n: _tools_spec(
+        {"echo": {"description": "d" * n, "inputSchema": {"type": "object"}}}
+    ),
 }
 # The largest value each limit allows, in the terms of the spec each lambda writes.
 WITHIN = {
@@ -141,6 +151,29 @@ def test_a_limit_holds_at_its_value_and_fails_past_it(rule: str, tmp_path: Path)
     past = [finding for finding in findings(beyond, profile) if rule_id(finding) == rule]
     assert len(past) == 1
     assert past[0].severity == next(r.severity for r in RULES if r.id == rule)
+
+
+def _chained(levels: int) -> str:
+    """`levels` objects deep through shared definitions, each used twice (a diamond, not a tree)."""
+    definitions: dict[str, object] = {
+        f"D{index}": _closed(
+            {"a": {"$ref": f"#/definitions/D{index + 1}"}, "b": {"$ref": f"#/definitions/D{index + 1}"}}
+        )
+        for index in range(levels - 2)
+    }
+    definitions[f"D{levels - 2}"] = _closed({"leaf": {"type": "string"}})
+    spec = yaml.safe_load(_one_tool(_closed({"x": {"$ref": "#/definitions/D0"}})))
+    return yaml.safe_dump({**spec, "definitions": definitions})
+
+
+def test_nesting_depth_counts_through_refs(tmp_path: Path) -> None:
+    within = write_spec(tmp_path, _chained(openai_strict.MAX_DEPTH), "within.yaml")
+    beyond = write_spec(tmp_path, _chained(30), "beyond.yaml")
+    assert "openai-strict/nesting-depth" not in rules_of(findings(within, "openai-strict"))
+    (deep,) = [
+        finding for finding in findings(beyond, "openai-strict") if rule_id(finding) == "openai-strict/nesting-depth"
+    ]
+    assert deep.message.endswith("nests objects 30 levels deep")
 
 
 def test_every_rule_is_tested_and_documented() -> None:

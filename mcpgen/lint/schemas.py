@@ -98,30 +98,32 @@ def is_definition(path: JsonPath, index: int) -> bool:
 
 def object_depth(inputs: InputSchema) -> int:
     """How many objects deep the schema's values go: the root object is level 1, and a `$ref`
-    counts the definition it names where it is used. A recursive definition counts once.
-    """
+    counts the definition it names where it is used. A recursive definition counts once, and
+    each definition's depth is worked out once."""
     shared = inputs.definitions
+    known: dict[int, int] = {}  # id of a definition -> its depth
 
-    def depth(schema: dict[str, Json], seen: frozenset[str]) -> int:
+    def depth(schema: dict[str, Json], seen: frozenset[int]) -> int:
         nodes = dict(iter_subschemas(schema))
+        own_defs = as_mapping(schema.get("$defs"))
         deepest = 0
         for path, node in nodes.items():
-            start = max(
-                (index + 2 for index in range(len(path)) if is_definition(path, index)),
-                default=0,
-            )
+            start = max((index + 2 for index in range(len(path)) if is_definition(path, index)), default=0)
             here = sum(1 for end in range(start, len(path) + 1) if path[:end] in nodes and is_object(nodes[path[:end]]))
-            ref = node.get("$ref")
-            below = 0
-            if isinstance(ref, str):
-                name = ref_target(ref, DEFINITIONS_PREFIX)
-                local = ref_target(ref, LOCAL_PREFIX)
-                own_defs = as_mapping(schema.get("$defs"))
-                target = shared.get(name) if name else own_defs.get(local) if local else None
-                key = f"{'shared' if name else 'local'}:{name or local}"
-                if isinstance(target, dict) and key not in seen:
-                    below = depth(target if name else {**target, "$defs": own_defs}, seen | {key})
-            deepest = max(deepest, here + below)
+            deepest = max(deepest, here + referenced(node, own_defs, seen))
         return deepest
+
+    def referenced(node: dict[str, Json], own_defs: dict[str, Json], seen: frozenset[int]) -> int:
+        """The depth of the definition a subschema's `$ref` names, or 0."""
+        ref = node.get("$ref")
+        if not isinstance(ref, str):
+            return 0
+        name, local = ref_target(ref, DEFINITIONS_PREFIX), ref_target(ref, LOCAL_PREFIX)
+        target = shared.get(name) if name else own_defs.get(local) if local else None
+        if not isinstance(target, dict) or id(target) in seen:
+            return 0
+        if id(target) not in known:
+            known[id(target)] = depth(target if name else {**target, "$defs": own_defs}, seen | {id(target)})
+        return known[id(target)]
 
     return depth(inputs.schema, frozenset())
