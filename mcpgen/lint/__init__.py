@@ -21,10 +21,7 @@ DEFAULT_PROFILE = "portable"
 PROFILES: dict[str, tuple[Callable[[Spec], Iterator[Diagnostic]], tuple[Rule, ...]]] = {
     "portable": (portable.lint_portable, portable.RULES),
     "openai-strict": (openai_strict.lint_openai_strict, openai_strict.RULES),
-    "anthropic-strict": (
-        anthropic_strict.lint_anthropic_strict,
-        anthropic_strict.RULES,
-    ),
+    "anthropic-strict": (anthropic_strict.lint_anthropic_strict, anthropic_strict.RULES),
 }
 
 RULES = tuple(rule for _, rules in PROFILES.values() for rule in rules)

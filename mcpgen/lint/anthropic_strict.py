@@ -175,20 +175,8 @@ UNSUPPORTED = frozenset(
         "maxContains",
     }
 )
-FORMATS = frozenset(
-    {
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "uri",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    }
-)
+FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"})
+LOOKAROUND = (("(?<=", "a lookbehind"), ("(?<!", "a lookbehind"), ("(?=", "a lookahead"), ("(?!", "a lookahead"))
 MAX_TOOLS = 20
 MAX_OPTIONAL = 24
 MAX_UNIONS = 16
@@ -202,35 +190,24 @@ def lint_anthropic_strict(spec: Spec) -> Iterator[Diagnostic]:
     for at in sorted({at for each in inputs for at in _recursive_refs(each)}, key=str):
         yield RECURSION.finding(source, at, "this $ref makes the schema recursive", at_value=True)
     if len(inputs) > MAX_TOOLS:
-        yield TOOL_COUNT.finding(
-            source,
-            ("tools",),
-            f"{len(inputs)} tools, all of them strict, exceed {MAX_TOOLS}",
-        )
+        yield TOOL_COUNT.finding(source, ("tools",), f"{len(inputs)} tools, all of them strict, exceed {MAX_TOOLS}")
     optional = sum(_count(each, _optional) for each in inputs)
     if optional > MAX_OPTIONAL:
         yield OPTIONAL_PARAMETERS.finding(
-            source,
-            ("tools",),
-            f"the input schemas have {optional} optional parameters in all",
+            source, ("tools",), f"the input schemas have {optional} optional parameters in all"
         )
     unions = sum(_count(each, _union) for each in inputs)
     if unions > MAX_UNIONS:
         yield UNION_PARAMETERS.finding(
-            source,
-            ("tools",),
-            f"the input schemas have {unions} union-typed parameters in all",
+            source, ("tools",), f"the input schemas have {unions} union-typed parameters in all"
         )
 
 
 def _subschema(schema: dict[str, Any], path: JsonPath, spec: Spec) -> Iterator[Diagnostic]:
     source = spec.source
-    extra = schema.get("additionalProperties", None)
-    if "additionalProperties" in schema and extra is not False:
+    if "additionalProperties" in schema and schema["additionalProperties"] is not False:
         yield ADDITIONAL_PROPERTIES.finding(
-            source,
-            path + ("additionalProperties",),
-            "`additionalProperties` is not false",
+            source, path + ("additionalProperties",), "`additionalProperties` is not false"
         )
     elif is_object(schema) and "additionalProperties" not in schema:
         yield CLOSED_OBJECTS.finding(source, path, "this object does not set `additionalProperties: false`")
@@ -241,20 +218,10 @@ def _subschema(schema: dict[str, Any], path: JsonPath, spec: Spec) -> Iterator[D
             yield UNDOCUMENTED_KEYWORD.finding(source, path + (key,), f"'{key}' is not in the documented strict subset")
     minimum = schema.get("minItems")
     if isinstance(minimum, int) and minimum not in (0, 1):
-        yield MIN_ITEMS.finding(
-            source,
-            path + ("minItems",),
-            f"`minItems: {minimum}` is not supported",
-            at_value=True,
-        )
+        yield MIN_ITEMS.finding(source, path + ("minItems",), f"`minItems: {minimum}` is not supported", at_value=True)
     kind = schema.get("format")
     if isinstance(kind, str) and kind not in FORMATS:
-        yield FORMAT.finding(
-            source,
-            path + ("format",),
-            f"format '{kind}' is not supported",
-            at_value=True,
-        )
+        yield FORMAT.finding(source, path + ("format",), f"format '{kind}' is not supported", at_value=True)
     pattern = schema.get("pattern")
     feature = regex_feature(pattern) if isinstance(pattern, str) else None
     if feature:
@@ -269,34 +236,27 @@ def _subschema(schema: dict[str, Any], path: JsonPath, spec: Spec) -> Iterator[D
             )
     for index, part in enumerate(as_list(schema.get("allOf"))):
         if isinstance(part, dict) and "$ref" in part:
-            yield ALL_OF_REF.finding(
-                source,
-                path + ("allOf", index, "$ref"),
-                "allOf applies a $ref",
-                at_value=True,
-            )
+            yield ALL_OF_REF.finding(source, path + ("allOf", index, "$ref"), "allOf applies a $ref", at_value=True)
 
 
 def regex_feature(pattern: str) -> str | None:
-    """The first feature of a regular expression that strict mode's regexes lack, named."""
-    index = 0
+    """The first feature of a regular expression that strict mode's regexes lack, named.
+    Inside a character class `\\b` is a backspace, and no group opens."""
+    index, in_class = 0, False
     while index < len(pattern):
         char = pattern[index]
         if char == "\\" and index + 1 < len(pattern):
             escaped = pattern[index + 1]
-            if escaped in "bB":
+            if escaped in "bB" and not in_class:
                 return f"a word boundary, \\{escaped}"
-            if (escaped.isdigit() and escaped != "0") or escaped == "k":
+            if ((escaped.isdigit() and escaped != "0") or escaped == "k") and not in_class:
                 return f"a backreference, \\{escaped}"
             index += 2
             continue
-        for opener, name in (
-            ("(?<=", "a lookbehind"),
-            ("(?<!", "a lookbehind"),
-            ("(?=", "a lookahead"),
-            ("(?!", "a lookahead"),
-        ):
-            if pattern.startswith(opener, index):
+        if char in "[]":
+            in_class = char == "["
+        for opener, name in LOOKAROUND:
+            if not in_class and pattern.startswith(opener, index):
                 return f"{name}, {opener}"
         index += 1
     return None

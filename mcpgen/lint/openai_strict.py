@@ -25,7 +25,6 @@ from mcpgen.lint.schemas import (
     linted_subschemas,
     object_depth,
 )
-from mcpgen.spec.json_schema import iter_subschemas
 from mcpgen.spec.model import Spec
 
 SUPPORTED_SCHEMAS = (
@@ -145,28 +144,8 @@ SUPPORTED = frozenset(
         "maxItems",
     }
 )
-UNSUPPORTED = (
-    "allOf",
-    "not",
-    "dependentRequired",
-    "dependentSchemas",
-    "if",
-    "then",
-    "else",
-)
-FORMATS = frozenset(
-    {
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    }
-)
+UNSUPPORTED = ("allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else")
+FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
 MAX_DEPTH = 10
 MAX_PROPERTIES = 5000
 MAX_ENUM_VALUES = 1000
@@ -183,28 +162,17 @@ def lint_openai_strict(spec: Spec) -> Iterator[Diagnostic]:
         required = as_list(schema.get("required"))
         for name in as_mapping(schema.get("properties")):
             if name not in required:
-                yield REQUIRED_ALL.finding(
-                    source,
-                    path + ("properties", name),
-                    f"property '{name}' is not required",
-                )
+                yield REQUIRED_ALL.finding(source, path + ("properties", name), f"property '{name}' is not required")
         for key in schema:
             if key in UNSUPPORTED:
                 yield UNSUPPORTED_KEYWORD.finding(source, path + (key,), f"'{key}' is not supported in strict mode")
             elif key not in SUPPORTED and not key.startswith("x-"):
                 yield UNDOCUMENTED_KEYWORD.finding(
-                    source,
-                    path + (key,),
-                    f"'{key}' is not in the documented strict subset",
+                    source, path + (key,), f"'{key}' is not in the documented strict subset"
                 )
         kind = schema.get("format")
         if isinstance(kind, str) and kind not in FORMATS:
-            yield FORMAT.finding(
-                source,
-                path + ("format",),
-                f"format '{kind}' is not supported",
-                at_value=True,
-            )
+            yield FORMAT.finding(source, path + ("format",), f"format '{kind}' is not supported", at_value=True)
     for inputs in input_schemas(spec):
         yield from _whole_schema(inputs, spec)
 
@@ -213,28 +181,19 @@ def _whole_schema(inputs: InputSchema, spec: Spec) -> Iterator[Diagnostic]:
     source, path, tool = spec.source, inputs.path, inputs.tool.name
     if "anyOf" in inputs.schema:
         yield ROOT_ANY_OF.finding(
-            source,
-            path + ("anyOf",),
-            f"the input schema of tool '{tool}' is an anyOf at its root",
+            source, path + ("anyOf",), f"the input schema of tool '{tool}' is an anyOf at its root"
         )
     depth = object_depth(inputs)
     if depth > MAX_DEPTH:
         yield NESTING_DEPTH.finding(
-            source,
-            path,
-            f"the input schema of tool '{tool}' nests objects {depth} levels deep",
+            source, path, f"the input schema of tool '{tool}' nests objects {depth} levels deep"
         )
     nodes = [node for _, node in inputs.subschemas()]
     properties = sum(len(node["properties"]) for node in nodes if isinstance(node.get("properties"), dict))
     if properties > MAX_PROPERTIES:
-        yield PROPERTY_COUNT.finding(
-            source,
-            path,
-            f"the input schema of tool '{tool}' has {properties} properties",
-        )
-    enums = [node["enum"] for node in nodes if isinstance(node.get("enum"), list)]
-    if sum(len(values) for values in enums) > MAX_ENUM_VALUES:
-        total = sum(len(values) for values in enums)
+        yield PROPERTY_COUNT.finding(source, path, f"the input schema of tool '{tool}' has {properties} properties")
+    total = sum(len(node["enum"]) for node in nodes if isinstance(node.get("enum"), list))
+    if total > MAX_ENUM_VALUES:
         yield ENUM_COUNT.finding(source, path, f"the input schema of tool '{tool}' has {total} enum values")
     for at, node in inputs.subschemas():
         values = node.get("enum")
@@ -242,26 +201,21 @@ def _whole_schema(inputs: InputSchema, spec: Spec) -> Iterator[Diagnostic]:
             length = sum(len(value) for value in values if isinstance(value, str))
             if length > MAX_LARGE_ENUM_LENGTH:
                 yield ENUM_SIZE.finding(
-                    source,
-                    at + ("enum",),
-                    f"this enum of {len(values)} values has {length} characters",
+                    source, at + ("enum",), f"this enum of {len(values)} values has {length} characters"
                 )
     length = _string_length(inputs)
     if length > MAX_STRING_LENGTH:
         yield STRING_SIZE.finding(
-            source,
-            path,
-            f"the input schema of tool '{tool}' has {length} characters of names and values",
+            source, path, f"the input schema of tool '{tool}' has {length} characters of names and values"
         )
 
 
 def _string_length(inputs: InputSchema) -> int:
     """Property names, definition names, and string enum and const values, as the page counts them."""
     total = sum(len(name) for name in inputs.definitions)
-    for _, part in inputs.parts():
-        for _, node in iter_subschemas(part):
-            total += sum(len(name) for name in as_mapping(node.get("properties")))
-            total += sum(len(name) for name in as_mapping(node.get("$defs")))
-            total += sum(len(value) for value in as_list(node.get("enum")) if isinstance(value, str))
-            total += len(node["const"]) if isinstance(node.get("const"), str) else 0
+    for _, node in inputs.subschemas():
+        total += sum(len(name) for name in as_mapping(node.get("properties")))
+        total += sum(len(name) for name in as_mapping(node.get("$defs")))
+        total += sum(len(value) for value in as_list(node.get("enum")) if isinstance(value, str))
+        total += len(node["const"]) if isinstance(node.get("const"), str) else 0
     return total

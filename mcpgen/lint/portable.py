@@ -65,10 +65,7 @@ RULES = (TOOL_NAME, TOOL_COUNT, DESCRIPTION_LENGTH, DIALECT, SELF_CONTAINED)
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 MAX_TOOLS = 50
 MAX_DESCRIPTION = 1024
-DIALECT_2020_12 = (
-    "https://json-schema.org/draft/2020-12/schema",
-    "https://json-schema.org/draft/2020-12/schema#",
-)
+DIALECT_2020_12 = ("https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2020-12/schema#")
 
 
 def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
@@ -89,10 +86,7 @@ def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
         dialect = schema.get("$schema")
         if isinstance(dialect, str) and dialect not in DIALECT_2020_12:
             yield DIALECT.finding(
-                source,
-                root + ("$schema",),
-                f"this schema declares the dialect '{dialect}'",
-                at_value=True,
+                source, root + ("$schema",), f"this schema declares the dialect '{dialect}'", at_value=True
             )
         for path, subschema in iter_subschemas(schema, root):
             for key in ("$dynamicRef", "$recursiveRef"):
@@ -100,7 +94,5 @@ def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
                     yield SELF_CONTAINED.finding(source, path + (key,), f"'{key}' resolves at run time")
             if "$id" in subschema and path != root:
                 yield SELF_CONTAINED.finding(
-                    source,
-                    path + ("$id",),
-                    "a nested `$id` changes how refs below it resolve",
+                    source, path + ("$id",), "a nested `$id` changes how refs below it resolve"
                 )

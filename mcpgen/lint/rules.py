@@ -25,23 +25,11 @@ class Rule:
         return self.id.split("/", 1)[0]
 
     def finding(
-        self,
-        source: SourceMap,
-        path: JsonPath,
-        message: str,
-        hint: str | None = None,
-        *,
-        at_value: bool = False,
+        self, source: SourceMap, path: JsonPath, message: str, hint: str | None = None, *, at_value: bool = False
     ) -> Diagnostic:
         """A diagnostic at `path`, its message led by the rule id (`[portable/tool-name] ...`)."""
         position = source.value(path) if at_value else source.key(path)
-        return Diagnostic(
-            source.file,
-            position,
-            f"[{self.id}] {message}",
-            hint or self.hint,
-            self.severity,
-        )
+        return Diagnostic(source.file, position, f"[{self.id}] {message}", hint or self.hint, self.severity)
 
 
 def rule_id(diagnostic: Diagnostic) -> str | None:
