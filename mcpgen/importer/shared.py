@@ -40,17 +40,18 @@ def _own_definitions(schema: Json) -> dict[str, Json]:
 
 
 def _candidates(schemas: list[dict[str, Json]]) -> dict[str, Json]:
-    """`$defs` entries found in two or more schemas, always with the same content, whose own
-    refs lead only to other such entries."""
-    contents: dict[str, set[str]] = {}
-    counts: dict[str, int] = {}
+    """For each `$defs` name, its content in most schemas, when two or more hold it and its own
+    refs lead only to other such definitions. (A schema whose content differs keeps its own.)"""
+    counts: dict[str, dict[str, int]] = {}
     for schema in schemas:
         for name, definition in _own_definitions(schema).items():
-            contents.setdefault(name, set()).add(canonical(definition))
-            counts[name] = counts.get(name, 0) + 1
-    shared = {
-        name: json.loads(next(iter(texts))) for name, texts in contents.items() if len(texts) == 1 and counts[name] > 1
-    }
+            texts = counts.setdefault(name, {})
+            texts[canonical(definition)] = texts.get(canonical(definition), 0) + 1
+    shared = {}
+    for name, texts in counts.items():
+        text, count = min(texts.items(), key=lambda item: (-item[1], item[0]))
+        if count > 1:
+            shared[name] = json.loads(text)
     while True:  # a definition that points outside the shared ones cannot move
         movable = {
             name: definition
@@ -98,9 +99,16 @@ def extract_shared_definitions(
         result[tool_name] = dict(tool)
         for key in _SCHEMA_KEYS:
             original = tool.get(key)
-            if not isinstance(original, dict) or not names & _own_definitions(original).keys():
+            if not isinstance(original, dict):
                 continue
-            candidate = _rewritten(original, names)
+            here = {
+                name
+                for name, definition in _own_definitions(original).items()
+                if name in shared and canonical(definition) == canonical(shared[name])
+            }
+            if not here:
+                continue
+            candidate = _rewritten(original, here)
             if canonical(bundle(candidate, definitions)) == canonical(original):
                 result[tool_name][key] = candidate
     used = {

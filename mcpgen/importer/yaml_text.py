@@ -31,17 +31,18 @@ for _tag, _pattern, _first in CORE12_IMPLICIT_RESOLVERS:
 
 def _foldable(text: str) -> bool:
     """Folding joins lines with one space; text whose spaces folding could change stays on one line."""
-    return (
-        len(text) > WIDTH
-        and text == text.strip(" ")
-        and "  " not in text
-        and not any(character in text for character in "\t\r\x85\u2028\u2029\ufeff")
-    )
+    return len(text) > WIDTH and text == text.strip(" ") and "  " not in text and "\t" not in text
+
+
+# Line breaks other than "\n": PyYAML's loader turns them into "\n" (or folds them) unless escaped.
+_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
 
 
 def _string(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
     style: str | None = None
-    if "\n" in text:
+    if any(character in text for character in _OTHER_BREAKS):
+        style = '"'  # the only style that escapes them
+    elif "\n" in text:
         style = "|"  # PyYAML falls back to quoting text that a block cannot hold exactly
     elif _foldable(text):
         style = ">"
