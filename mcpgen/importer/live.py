@@ -15,7 +15,9 @@ from typing import Any
 
 from mcpgen.importer.capture import LISTS, Capture, SourceError
 
-ERAS = {"auto": "auto", "modern": "2026-07-28", "legacy": "legacy"}
+# The client's `mode` per era. "modern" discovers too (a pinned version would skip
+# `server/discover`, and with it serverInfo and capabilities), then insists on its result.
+ERAS = {"auto": "auto", "modern": "auto", "legacy": "legacy"}
 
 
 def _wire(model: Any) -> dict[str, Any]:
@@ -39,11 +41,17 @@ async def _all_pages(method: str, fetch: Callable[[str | None], Awaitable[Any]],
         seen.add(cursor)
 
 
-async def _list(client: Any) -> Capture:
+async def _list(client: Any, era: str) -> Capture:
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    if era == "modern" and client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        raise SourceError(f"the server speaks {client.protocol_version}, not 2026-07-28; try --era legacy")
     capabilities = client.server_capabilities
     info = client.server_info
+    if info is None:
+        raise SourceError("the server did not say its name and version (serverInfo); try --era legacy")
     capture: Capture = {
-        "serverInfo": _wire(info) if info is not None else {},
+        "serverInfo": _wire(info),
         "capabilities": _wire(capabilities),
     }
     if client.instructions:
@@ -99,12 +107,12 @@ def list_server(target: str, stdio: bool, era: str = "auto", timeout: float = 60
     async def run() -> Capture:
         with anyio.fail_after(timeout):
             async with Client(server, mode=ERAS[era], read_timeout_seconds=timeout, cache=None) as client:
-                return await _list(client)
+                return await _list(client, era)
 
     try:
         return anyio.run(run)
-    except SourceError:
-        raise
+    except SourceError as error:
+        raise SourceError(f"{target}: error: {error}") from None
     except Exception as exc:  # whatever the transport or the server did, the user gets a sentence
         reasons = "; ".join(f"{type(leaf).__name__}: {leaf}".rstrip(": ") for leaf in _leaf_errors(exc))
         if isinstance(exc, TimeoutError):

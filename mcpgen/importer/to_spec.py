@@ -18,8 +18,10 @@ from jsonschema.exceptions import best_match
 
 from mcpgen import FORMAT_VERSION
 from mcpgen.importer.capture import Capture
+from mcpgen.importer.order import format_order, schema_in_order
 from mcpgen.importer.shared import extract_shared_definitions
 from mcpgen.spec.format import (
+    JSON_SCHEMA_VALUE,
     NAME_PATTERN,
     PROMPT_KEYS,
     RESOURCE_KEYS,
@@ -89,13 +91,10 @@ class _Mapper:
                 value = [self.argument(item, argument, key.item_keys) for argument in value]
             problem = _problem(value, key)
             if problem:
-                self.lose(
-                    item,
-                    f"'{name}' is not what the spec format allows ({problem}); left out",
-                    name,
-                )
+                self.lose(item, f"'{name}' is not what the spec format allows ({problem}); left out", name)
                 continue
-            entry[name] = value
+            in_order = schema_in_order(value) if key.schema is JSON_SCHEMA_VALUE else format_order(value, key.schema)
+            entry[name] = in_order
         return entry
 
     def argument(self, item: str, argument: Json, keys: tuple[Key, ...]) -> Json:
@@ -137,7 +136,7 @@ def _capabilities(mapper: _Mapper, listed: dict[str, Json]) -> dict[str, Json]:
         }
         if true_flags:
             declared[name] = true_flags
-    return declared
+    return dict(format_order(declared, key.schema))
 
 
 def _server(mapper: _Mapper, capture: Capture, package: str) -> dict[str, Json]:
