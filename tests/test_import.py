@@ -211,8 +211,9 @@ SHARED_TOOLS = {
     "ship": {"inputSchema": _with_address("to")},
     "bill": {"inputSchema": {"type": "object"}, "outputSchema": _with_address("billing")},
     "visit": {"inputSchema": _with_address("at")},
-    # The same name with other content: keeps its own copy, and shares the Zip beside it.
-    "abroad": {"inputSchema": _with_address("to", {**ADDRESS, "description": "Anywhere."})},
+    # One name with two contents: each keeps its own (a spec cannot hold both under one name).
+    "abroad": {"inputSchema": {"type": "object", "$defs": {"Country": {"type": "string"}}}},
+    "overseas": {"inputSchema": {"type": "object", "$defs": {"Country": {"enum": ["FR", "DE"]}}}},
     # A definition pointing at the schema's root means something else once shared.
     "tree": {
         "inputSchema": {
@@ -239,8 +240,7 @@ def test_repeated_defs_become_shared_definitions_that_bundle_back_exactly() -> N
     }
     assert tools["ship"]["inputSchema"] == {"type": "object", "properties": {"to": {"$ref": "#/definitions/Address"}}}
     assert "$defs" not in tools["bill"]["outputSchema"]
-    abroad = {**ADDRESS, "description": "Anywhere.", "properties": definitions["Address"]["properties"]}
-    assert tools["abroad"]["inputSchema"]["$defs"] == {"Address": abroad}
+    assert tools["abroad"] == SHARED_TOOLS["abroad"] and tools["overseas"] == SHARED_TOOLS["overseas"]
     assert tools["tree"] == SHARED_TOOLS["tree"] and tools["forest"] == SHARED_TOOLS["forest"]
     for name, tool in tools.items():
         for key, schema in tool.items():

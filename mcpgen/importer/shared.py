@@ -40,18 +40,18 @@ def _own_definitions(schema: Json) -> dict[str, Json]:
 
 
 def _candidates(schemas: list[dict[str, Json]]) -> dict[str, Json]:
-    """For each `$defs` name, its content in most schemas, when two or more hold it and its own
-    refs lead only to other such definitions. (A schema whose content differs keeps its own.)"""
-    counts: dict[str, dict[str, int]] = {}
+    """`$defs` entries that two or more schemas hold, each time with the same content, and
+    whose own refs lead only to other such entries. (A name with two contents stays in
+    each schema: a spec cannot hold a shared definition and a `$defs` entry of one name.)"""
+    contents: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
     for schema in schemas:
         for name, definition in _own_definitions(schema).items():
-            texts = counts.setdefault(name, {})
-            texts[canonical(definition)] = texts.get(canonical(definition), 0) + 1
-    shared = {}
-    for name, texts in counts.items():
-        text, count = min(texts.items(), key=lambda item: (-item[1], item[0]))
-        if count > 1:
-            shared[name] = json.loads(text)
+            contents.setdefault(name, set()).add(canonical(definition))
+            counts[name] = counts.get(name, 0) + 1
+    shared = {
+        name: json.loads(next(iter(texts))) for name, texts in contents.items() if len(texts) == 1 and counts[name] > 1
+    }
     while True:  # a definition that points outside the shared ones cannot move
         movable = {
             name: definition
@@ -101,14 +101,9 @@ def extract_shared_definitions(
             original = tool.get(key)
             if not isinstance(original, dict):
                 continue
-            here = {
-                name
-                for name, definition in _own_definitions(original).items()
-                if name in shared and canonical(definition) == canonical(shared[name])
-            }
-            if not here:
+            if not names & _own_definitions(original).keys():
                 continue
-            candidate = _rewritten(original, here)
+            candidate = _rewritten(original, names)
             if canonical(bundle(candidate, definitions)) == canonical(original):
                 result[tool_name][key] = candidate
     used = {
