@@ -45,13 +45,13 @@ def _candidates(schemas: list[dict[str, Json]]) -> dict[str, Json]:
     each schema: a spec cannot hold a shared definition and a `$defs` entry of one name.)"""
     contents: dict[str, set[str]] = {}
     counts: dict[str, int] = {}
+    first: dict[str, Json] = {}  # as written (keys in the order the import writes them)
     for schema in schemas:
         for name, definition in _own_definitions(schema).items():
             contents.setdefault(name, set()).add(canonical(definition))
             counts[name] = counts.get(name, 0) + 1
-    shared = {
-        name: json.loads(next(iter(texts))) for name, texts in contents.items() if len(texts) == 1 and counts[name] > 1
-    }
+            first.setdefault(name, definition)
+    shared = {name: first[name] for name, texts in contents.items() if len(texts) == 1 and counts[name] > 1}
     while True:  # a definition that points outside the shared ones cannot move
         movable = {
             name: definition
