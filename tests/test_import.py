@@ -369,3 +369,14 @@ def test_a_server_over_streamable_http_imports_and_serves_the_same_lists(tmp_pat
         server = generated.create_server(stub_implementation(generated.Handlers))
         for mode in ("auto", "legacy"):
             _assert_same_lists(anyio.run(server_listings, server, mode), original, f"gift server in {mode} mode")
+
+
+@pytest.mark.slow  # builds the imported spec in memory
+def test_strict_fails_an_import_that_loses_something(capsys: pytest.CaptureFixture[str]) -> None:
+    capture = str(CORPUS / "time.json")  # announces resources and prompts, and lists none
+    assert main(["import", capture]) == 0
+    spec = capsys.readouterr().out
+    assert main(["import", capture, "--strict"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == spec
+    assert f"{capture}: warning: server: capability 'resources' is" in captured.err
