@@ -341,9 +341,7 @@ def _import(options: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    counts = ", ".join(
-        f"{count} {name}" for name, count in imported.counts.items() if count
-    )
+    counts = ", ".join(f"{count} {name if count != 1 else name[:-1]}" for name, count in imported.counts.items() if count)
     lost = len(imported.losses)
     print(
         f"{spec or 'spec'}: imported {counts or 'nothing'}; "

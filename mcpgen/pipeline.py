@@ -333,33 +333,56 @@ class Imported:
 
 
 def import_capture(
-    capture: dict[str, Any],
-    spec_name: str,
-    package: str | None = None,
-    share_definitions: bool = True,
+    capture: dict[str, Any], spec_name: str, package: str | None = None, share_definitions: bool = True
 ) -> Imported:
     """The spec of a capture. The spec is built in memory, exactly as `mcpgen validate`
     would, and its list answers compared with the capture's; every difference is a loss.
-    Shared definitions are only kept when the spec with them is as good as without."""
+    When the build fails, shared definitions are given up first, then the items the errors
+    point at are left out (and reported, with the error), until it builds or nothing is left
+    to blame; then the spec is returned with its diagnostics."""
     from mcpgen.importer.compare import served_losses
     from mcpgen.importer.to_spec import spec_data
     from mcpgen.importer.yaml_text import yaml_text
 
     chosen = package or naming.package(str(capture["serverInfo"].get("name", "")))
-    attempts = [True, False] if share_definitions else [False]
-    for share in attempts:
-        data, losses = spec_data(capture, chosen, share)
+    share = share_definitions
+    refused: dict[tuple[str, str], str] = {}
+    while True:
+        data, losses = spec_data(capture, chosen, share, refused)
         text = yaml_text(data, IMPORT_HEADER)
         served, diagnostics = _served_capture(text, spec_name)
-        if served is not None or share is attempts[-1]:
+        if served is not None:
+            losses += served_losses(capture, served, losses)
             break
-    if served is not None:
-        losses += served_losses(capture, served, losses)
-    counts = {
-        key: len(data.get(key, {}))
-        for key in ("tools", "resources", "prompts", "definitions")
-    }
+        if share and "definitions" in data:
+            share = False
+            continue
+        blamed = {item: reason for item, reason in _blamed_items(text, diagnostics).items() if item not in refused}
+        if not blamed:
+            break
+        refused.update(blamed)
+    counts = {key: len(data.get(key, {})) for key in ("tools", "resources", "prompts", "definitions")}
     return Imported(text, tuple(losses), diagnostics, counts)
+
+
+def _blamed_items(text: str, diagnostics: Sequence[Diagnostic]) -> dict[tuple[str, str], str]:
+    """The tools, resources and prompts (by section and name) whose lines hold an error,
+    each with the first error's message."""
+    data, source, _ = load_yaml(text, "imported")
+    starts = sorted(
+        (source.key((section, name)).line, section, name)
+        for section in ("tools", "resources", "prompts")
+        if isinstance(data.get(section), dict)
+        for name in data[section]
+    )
+    blamed: dict[tuple[str, str], str] = {}
+    for diagnostic in diagnostics:
+        if not diagnostic.is_error:
+            continue
+        before = [(section, name) for line, section, name in starts if line <= diagnostic.position.line]
+        if before:
+            blamed.setdefault(before[-1], diagnostic.message)
+    return blamed
 
 
 def _served_capture(

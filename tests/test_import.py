@@ -380,3 +380,38 @@ def test_strict_fails_an_import_that_loses_something(capsys: pytest.CaptureFixtu
     captured = capsys.readouterr()
     assert captured.out == spec
     assert f"{capture}: warning: server: capability 'resources' is" in captured.err
+
+
+@pytest.mark.slow  # builds the imported spec in memory, three times
+def test_items_mcpgen_cannot_build_or_serve_alike_are_left_out_or_reported_by_name(tmp_path: Path) -> None:
+    capture = {
+        "serverInfo": {"name": "odd", "version": "1"},
+        "capabilities": {"tools": {"listChanged": False}},
+        "tools": [
+            {"name": "fine", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}},
+            {  # draft-07 style: a spec reserves `#/definitions/` for its shared definitions
+                "name": "draft7",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"a": {"$ref": "#/definitions/A"}},
+                    "definitions": {"A": {"type": "string"}},
+                },
+            },
+            {"name": "lookbehind", "inputSchema": {"type": "object", "properties": {"a": {"pattern": "(?<=x"}}}},
+            {"name": "listing", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
+        ],
+    }
+    capture_file = tmp_path / "odd.json"
+    capture_file.write_text(json.dumps(capture))
+    spec = tmp_path / "odd.yaml"
+    stderr = _import(str(capture_file), "-o", str(spec))
+    assert f"{capture_file}: warning: tool 'draft7': mcpgen cannot build it ($ref '#/definitions/A'" in stderr
+    assert f"{capture_file}: warning: tool 'lookbehind': mcpgen cannot build it (pattern '(?<=x'" in stderr
+    assert f"{capture_file}: warning: tool 'listing': 'outputSchema' would be served differently" in stderr
+    assert "'fine'" not in stderr
+    validated = run_mcpgen("validate", str(spec))
+    assert validated.returncode == 0, validated.stderr
+    with built_package(spec, tmp_path / "out") as generated:
+        served = anyio.run(server_listings, generated.create_server(stub_implementation(generated.Handlers)), "auto")
+    assert [tool["name"] for tool in served["tools"]] == ["fine", "listing"]
+    assert identical(served["tools"][0], capture["tools"][0])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,9 +60,14 @@ def _problem(value: Json, key: Key) -> str | None:
     return f"{where + ': ' if where else ''}{error.message}"
 
 
+# The spec's section of each kind of item.
+SECTIONS = {"tool": "tools", "resource": "resources", "resource template": "resources", "prompt": "prompts"}
+
+
 class _Mapper:
-    def __init__(self) -> None:
+    def __init__(self, refused: Mapping[tuple[str, str], str]) -> None:
         self.losses: list[Loss] = []
+        self.refused = refused
 
     def lose(self, item: str, message: str, key: str | None = None) -> None:
         self.losses.append(Loss(item, message, key))
@@ -104,17 +110,20 @@ class _Mapper:
         return self.entity(f"{item} argument {name!r}", argument, keys)
 
     def named(self, kind: str, items: list[dict[str, Json]], taken: set[str]) -> list[tuple[str, dict[str, Json]]]:
-        """The items whose name is free; a second item of a name is left out and reported."""
+        """The items whose name is free and that the spec can hold; a second item of a name,
+        and one refused by an earlier build of the spec, are left out and reported."""
         kept = []
         for listed in items:
             name = listed["name"]
+            item = f"{kind} '{name}'"
             if name in taken:
-                self.lose(
-                    f"{kind} '{name}'",
-                    f"a second {kind} of the same name cannot be expressed; left out",
-                )
+                self.lose(item, f"a second {kind} of the same name cannot be expressed; left out")
                 continue
             taken.add(name)
+            reason = self.refused.get((SECTIONS[kind], name))
+            if reason is not None:
+                self.lose(item, f"mcpgen cannot build it ({reason}); left out")
+                continue
             kept.append((name, listed))
         return kept
 
@@ -202,13 +211,16 @@ def _prompts(mapper: _Mapper, capture: Capture) -> dict[str, Json]:
     }
 
 
-def spec_data(capture: Capture, package: str, share_definitions: bool = True) -> tuple[dict[str, Json], list[Loss]]:
-    """The spec (as data, in the order it is written) of a capture, and what it leaves out."""
-    mapper = _Mapper()
-    spec: dict[str, Json] = {
-        "mcpgen": FORMAT_VERSION,
-        "server": _server(mapper, capture, package),
-    }
+def spec_data(
+    capture: Capture,
+    package: str,
+    share_definitions: bool = True,
+    refused: Mapping[tuple[str, str], str] | None = None,
+) -> tuple[dict[str, Json], list[Loss]]:
+    """The spec (as data, in the order it is written) of a capture, and what it leaves out.
+    `refused` names items to leave out, by spec section and name, with the reason."""
+    mapper = _Mapper(refused or {})
+    spec: dict[str, Json] = {"mcpgen": FORMAT_VERSION, "server": _server(mapper, capture, package)}
     tools = _tools(mapper, capture)
     if share_definitions:
         definitions, tools = extract_shared_definitions(tools)
