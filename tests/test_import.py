@@ -101,7 +101,8 @@ _SCALARS = (
 )
 _JSON = st.recursive(
     _SCALARS,
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text() | st.sampled_from(AWKWARD), inner, max_size=5),
+    lambda inner: st.lists(inner, max_size=5)
+    | st.dictionaries(st.text() | st.sampled_from(AWKWARD), inner, max_size=5),
     max_leaves=20,
 )
 
@@ -174,7 +175,10 @@ def test_what_a_spec_cannot_hold_is_reported_by_name() -> None:
         "package": "demo",
         "capabilities": {"tools": {"listChanged": True}},
     }
-    assert spec["tools"] == {"fine": {"title": "Fine", "inputSchema": ANY_OBJECT}, "odd_hint": {"inputSchema": ANY_OBJECT}}
+    assert spec["tools"] == {
+        "fine": {"title": "Fine", "inputSchema": ANY_OBJECT},
+        "odd_hint": {"inputSchema": ANY_OBJECT},
+    }
     assert spec["resources"] == {"notes": {"uri": "notes://all"}}
     assert spec["prompts"] == {"greet": {"arguments": [{"name": "who"}]}}
 
@@ -184,7 +188,9 @@ def test_the_corpus_loses_exactly_the_keys_the_format_lacks() -> None:
         capture = json.loads(path.read_text())
         _, losses = spec_data(capture, "corpus")
         expected = {
-            (f"tool '{tool['name']}'", key) for tool in capture["tools"] for key in CORPUS_UNSUPPORTED_TOOL_KEYS & tool.keys()
+            (f"tool '{tool['name']}'", key)
+            for tool in capture["tools"]
+            for key in CORPUS_UNSUPPORTED_TOOL_KEYS & tool.keys()
         }
         assert {(loss.item, loss.key) for loss in losses} == expected, path.name
 
@@ -272,7 +278,10 @@ def test_a_broken_capture_is_reported_with_its_position(tmp_path: Path, capsys: 
     shapeless = tmp_path / "shapeless.json"
     shapeless.write_text('{"serverInfo": {"name": "x", "version": "1"}, "tools": [{"title": "no name"}]}')
     assert main(["import", str(shapeless)]) == 1
-    assert f"{shapeless}:1:1: error: not a capture: tools[0] must be an object with a string name" in capsys.readouterr().err
+    assert (
+        f"{shapeless}:1:1: error: not a capture: tools[0] must be an object with a string name"
+        in capsys.readouterr().err
+    )
 
 
 def test_a_server_that_cannot_start_is_one_sentence(capsys: pytest.CaptureFixture[str]) -> None:
@@ -297,7 +306,9 @@ CAPTURES = {path.stem: json.loads(path.read_text()) for path in sorted(CORPUS.gl
 def _expected(capture: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """The four lists of a capture without what the format cannot hold (reported on import)."""
     lists = {key: capture.get(key, []) for key in ("tools", "resources", "resourceTemplates", "prompts")}
-    lists["tools"] = [{k: v for k, v in tool.items() if k not in CORPUS_UNSUPPORTED_TOOL_KEYS} for tool in lists["tools"]]
+    lists["tools"] = [
+        {k: v for k, v in tool.items() if k not in CORPUS_UNSUPPORTED_TOOL_KEYS} for tool in lists["tools"]
+    ]
     return lists
 
 

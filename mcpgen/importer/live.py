@@ -4,6 +4,8 @@ The server is a stdio command line or a Streamable HTTP URL. `era` picks the pro
 "auto" (2026-07-28, falling back to the 2025-11-25 handshake for servers that lack it, as
 the SDK's client does), "modern" or "legacy". What the client's types hold is dumped as
 it was sent (`exclude_unset`): a key the server left out stays out, a `null` it sent stays.
+A list entry's keys that the SDK's types do not declare never reach us; a capture file
+keeps them (and the import reports them).
 """
 
 from __future__ import annotations
