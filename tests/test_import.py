@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,8 @@ _SCALARS = (
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text()
     | st.sampled_from(AWKWARD)
+    # Long text, as descriptions are: folded, or kept on one line where folding could change it.
+    | st.lists(st.text(min_size=1, max_size=12), min_size=10, max_size=30).map(" ".join)
 )
 _JSON = st.recursive(
     _SCALARS,
@@ -119,7 +122,7 @@ def test_awkward_strings_load_back_as_the_same_strings(text: str) -> None:
     assert _loaded(written) == {"value": text, text: "as a key"}, written
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=int(os.environ.get("MCPGEN_IMPORT_EXAMPLES", "300")), deadline=None)
 @given(_JSON)
 def test_any_json_value_loads_back_identical_and_writes_the_same_bytes(value: Any) -> None:
     written = yaml_text({"value": value})
