@@ -14,6 +14,7 @@ from mcpgen import __version__, pipeline
 from mcpgen.diagnostics import Diagnostic, SpecError, summary
 from mcpgen.importer.capture import SourceError
 from mcpgen.importer.live import ERAS as IMPORT_ERAS
+from mcpgen.spec.format import LINT_PROFILES
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a bad spec, a stale output, or a file mcpgen refuses to overwrite
@@ -55,6 +56,17 @@ def _parser() -> argparse.ArgumentParser:
     validate_command = commands.add_parser("validate", help="check a spec without generating anything")
     validate_command.add_argument("spec", type=Path, help="the spec file (YAML)")
     with_strict(validate_command)
+    lint_command = commands.add_parser("lint", help="check a spec against what real clients accept (profiles)")
+    lint_command.add_argument("spec", type=Path, help="the spec file (YAML)")
+    lint_command.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        choices=LINT_PROFILES,
+        help="a profile to apply; repeatable (default: the spec's `lint:` list, else portable)",
+    )
+    lint_command.add_argument("--format", choices=("text", "json"), default="text", help="how findings are printed")
+    with_strict(lint_command)
     init_command = commands.add_parser("init", help="start a new server project (never overwrites a file)")
     init_command.add_argument("directory", type=Path, nargs="?", default=Path("."), help="default: here")
     stub_command = commands.add_parser("stub", help="print a Handlers subclass with a stub per method, to start from")
@@ -236,6 +248,43 @@ def _check(spec: Path, output: Path | None, strict: bool, allow_outside: bool = 
     return EXIT_FAILED
 
 
+def _lint(spec: Path, profiles: Sequence[str], output_format: str, strict: bool) -> int:
+    """Findings on stdout (text or JSON), the count on stderr; exit 1 on an error, or on any
+    finding under `strict`."""
+    import json
+
+    from mcpgen.lint.rules import rule_id
+
+    try:
+        linted = pipeline.lint(spec, profiles)
+    except SpecError as error:
+        return _report(error)
+    findings = linted.findings
+    if output_format == "json":
+        entries = [
+            {
+                "file": finding.file,
+                "line": finding.position.line,
+                "column": finding.position.column,
+                "severity": finding.severity,
+                "rule": rule_id(finding),
+                "message": finding.message.split("] ", 1)[-1],
+                "hint": finding.hint,
+            }
+            for finding in findings
+        ]
+        print(json.dumps({"profiles": list(linted.profiles), "findings": entries}, indent=2))
+    else:
+        for finding in findings:
+            print(finding.render())
+    failed = any(finding.is_error or strict for finding in findings)
+    counts = summary(findings) if findings else "no findings"
+    if failed and not any(finding.is_error for finding in findings):
+        counts += " (--strict: warnings are errors)"
+    print(f"{spec}: {', '.join(linted.profiles)}: {counts}", file=sys.stderr)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
 def _watch(spec: Path, output: Path | None, strict: bool, allow_outside: bool = False, interval: float = 0.3) -> int:
     """Rebuild on every save. A broken spec prints its diagnostics and leaves the last good
     output in place (a failed build writes nothing)."""
@@ -405,6 +454,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_OK
     if command == "import":
         return _import(options)
+    if command == "lint":
+        return _lint(options.spec, options.profile, options.format, options.strict)
     if command == "check":
         return _check(options.spec, options.output, options.strict, options.allow_outside_project)
     if command == "watch" or options.watch:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,15 +58,26 @@ def _unreadable(path: Path, error: OSError | UnicodeDecodeError) -> Diagnostic:
     return Diagnostic(str(path), Position(1, 1), f"cannot read the spec: {error.strerror or error}")
 
 
-def load_spec(path: Path, strict: bool = False) -> tuple[Spec, bytes, list[Diagnostic]]:
-    """The checked spec at `path`, its exact bytes and its warnings. SpecError lists every
-    problem when there are errors, or warnings under `strict`."""
+def _checked_spec(path: Path) -> tuple[Spec, bytes, list[Diagnostic]]:
+    """The spec at `path` and every problem the checks find in it."""
     from mcpgen.check import check_semantics
     from mcpgen.ir.names import check_names
 
     spec, raw, problems = read_spec(path)
     problems += check_semantics(spec)
     problems += check_names(spec)
+    return spec, raw, problems
+
+
+def load_spec(path: Path, strict: bool = False) -> tuple[Spec, bytes, list[Diagnostic]]:
+    """The checked spec at `path`, its exact bytes and its warnings. SpecError lists every
+    problem when there are errors, or warnings under `strict`. The findings of the lint
+    profiles the spec selects (`lint: [...]`) are warnings here, as buf's are in a build."""
+    spec, raw, problems = _checked_spec(path)
+    if spec.lint and not any(problem.is_error for problem in problems):
+        from mcpgen.lint import lint as lint_spec
+
+        problems += [replace(finding, severity="warning") for finding in lint_spec(spec, spec.lint)]
     if any(problem.is_error or strict for problem in problems):
         raise SpecError(problems)
     return spec, raw, sorted(set(problems), key=lambda d: (d.file, d.position, d.message))
@@ -159,6 +170,26 @@ def validate(spec_path: Path, strict: bool = False) -> list[Diagnostic]:
     """What `mcpgen validate` runs: every check, and a build in memory, so that a spec that
     validates also builds. Returns the warnings; raises SpecError as `build` does."""
     return list(build(spec_path, strict=strict).warnings)
+
+
+@dataclass(frozen=True)
+class Linted:
+    profiles: tuple[str, ...]  # the profiles that ran
+    findings: list[Diagnostic]
+
+
+def lint(spec_path: Path, profiles: Sequence[str] = ()) -> Linted:
+    """What `mcpgen lint` runs: the findings of `profiles`, else of the spec's `lint:` list,
+    else of `portable`. A spec with errors raises SpecError (lint looks at specs that build);
+    the spec's own warnings are `validate`'s business, not the linter's."""
+    from mcpgen.lint import chosen_profiles
+    from mcpgen.lint import lint as lint_spec
+
+    spec, _, problems = _checked_spec(spec_path)
+    if any(problem.is_error for problem in problems):
+        raise SpecError(problems)
+    chosen = chosen_profiles(spec, profiles)
+    return Linted(chosen, lint_spec(spec, chosen))
 
 
 _MODEL_HINT = "the model generator (datamodel-code-generator) cannot turn this schema into Python classes; simplify it"
@@ -390,7 +421,6 @@ def _served_capture(
 ) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...]]:
     """What the spec `text` would serve, as a capture, and its diagnostics (named `spec_name`);
     None when it does not build."""
-    import dataclasses
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="mcpgen-import-") as scratch:
@@ -403,7 +433,7 @@ def _served_capture(
 
         def renamed(found: Sequence[Diagnostic]) -> tuple[Diagnostic, ...]:
             return tuple(
-                dataclasses.replace(d, file=spec_name) if d.file == str(path) else d
+                replace(d, file=spec_name) if d.file == str(path) else d
                 for d in found
             )
 

@@ -46,6 +46,10 @@ def entity_schema(keys: tuple[Key, ...], **extra: Json) -> dict[str, Json]:
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
+# The profiles of `mcpgen lint` (what real clients accept; see `mcpgen.lint`), which a spec
+# may select with `lint: [...]` so that `build` and `validate` warn about their findings.
+LINT_PROFILES = ("portable", "openai-strict", "anthropic-strict")
+
 _META = {"type": "object", "description": "Served as is in `_meta` (e.g. `openai/outputTemplate`)."}
 _ICONS = {
     "type": "array",
@@ -228,6 +232,12 @@ def spec_format_schema() -> dict[str, Any]:
                 ),
             },
             "prompts": {"type": "object", "additionalProperties": entity_schema(PROMPT_KEYS)},
+            "lint": {
+                "type": "array",
+                "items": {"enum": list(LINT_PROFILES)},
+                "uniqueItems": True,
+                "description": "`mcpgen lint` profiles whose findings `build` and `validate` print as warnings.",
+            },
         },
         "required": ["mcpgen", "server"],
         "additionalProperties": False,
