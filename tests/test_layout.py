@@ -12,7 +12,20 @@ from helpers import ROOT
 PACKAGE = ROOT / "mcpgen"
 
 # The pipeline's stages in order; a module may import its own stage and earlier ones only.
-STAGES = {"spec": 1, "check": 2, "lint": 3, "ir": 4, "render": 5, "write": 6, "pipeline": 7, "cli": 8, "__main__": 9}
+# `importer` turns a server's listings into spec text: it needs the format (spec, 1) and
+# nothing later; the pipeline builds what it made to compare it with the original.
+STAGES = {
+    "spec": 1,
+    "importer": 2,
+    "check": 2,
+    "lint": 3,
+    "ir": 4,
+    "render": 5,
+    "write": 6,
+    "pipeline": 7,
+    "cli": 8,
+    "__main__": 9,
+}
 SHARED = 0  # mcpgen/__init__, diagnostics, hashing, handler_changes: used by any stage
 
 
