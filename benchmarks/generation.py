@@ -117,7 +117,7 @@ def measure(tools: int, rounds: int, work: Path) -> Samples:
             )
         )
         samples.package = tree_size(output / package)
-        samples.models_bytes = (output / package / "models.py").stat().st_size
+        samples.models_bytes = tree_size(output / package / "models")[1]
         samples.import_first.append(import_seconds(package, output))
         samples.import_again.append(import_seconds(package, output))
         shutil.rmtree(project)
@@ -165,7 +165,7 @@ def report(results: dict[int, Samples], rounds: int, floor: float) -> None:
     )
     print_table(
         f"generated package: size on disk, and `import` in a fresh process ({FLOOR_MODULE} alone: {seconds(floor)})",
-        ["tools", "files", "package", "models.py", "import (first)", "import (again)", "again / floor"],
+        ["tools", "files", "package", "models/", "import (first)", "import (again)", "again / floor"],
         [
             [
                 str(tools),

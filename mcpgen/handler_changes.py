@@ -41,7 +41,10 @@ def imports_for(signatures: list[str], handlers_source: str, package: str) -> li
     name handlers.py imports from its own modules; `types` is the SDK's `mcp_types`."""
     own: set[str] = set()
     sdk = False
-    for node in ast.parse(handlers_source).body:
+    body = ast.parse(handlers_source).body
+    # Models are imported for the type checker only, in `if TYPE_CHECKING:`.
+    guarded = [node.body for node in body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
+    for node in body + [statement for block in guarded for statement in block]:
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             own.update(alias.asname or alias.name for alias in node.names)
         elif isinstance(node, ast.Import) and any(alias.asname == "types" for alias in node.names):

@@ -315,7 +315,7 @@ def starter_app(result: Build) -> str:
     """The implementation stub `mcpgen init` writes once beside a built spec."""
     from mcpgen.render.starter import render_app
 
-    return render_app(result.api, result.files["models.py"].decode())
+    return render_app(result.api)
 
 
 # --- mcpgen import -----------------------------------------------------------------------------

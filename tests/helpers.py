@@ -177,6 +177,11 @@ def package_files(directory: Path) -> dict[str, bytes]:
     }
 
 
+def models_source(files: dict[str, bytes]) -> str:
+    """Every module of a built package's `models/`, joined, as `index_models` reads them."""
+    return "\n".join(data.decode() for name, data in sorted(files.items()) if name.startswith("models/"))
+
+
 def build_and_write(spec: Path, output: Path | None = None) -> Build:
     """Build a spec with the real generator and write the package to disk."""
     from mcpgen.write.atomic import apply

@@ -41,7 +41,7 @@ def test_check_writes_nothing_and_shows_a_diff_when_stale(tmp_path: Path, capsys
 def test_check_detects_a_hand_edit(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, MINIMAL)
     assert main(["build", str(spec)]) == 0
-    with open(tmp_path / "demo" / "models.py", "a") as handle:
+    with open(tmp_path / "demo" / "models" / "echo.py", "a") as handle:
         handle.write("# edited\n")
     assert main(["check", str(spec)]) == 1
 

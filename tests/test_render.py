@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from helpers import (
     ROOT,
     build_and_write,
     imported,
+    models_source,
     package_files,
     write_spec,
 )
@@ -153,7 +155,7 @@ def test_models_have_stable_names_and_safe_fields(tmp_path: Path) -> None:
         """,
     )
     result = build_and_write(spec, tmp_path / "out")
-    models = result.files["models.py"].decode()
+    models = models_source(result.files)
     index = index_models(models)
     assert set(index.models) == {"FindThingsInput", "FindThingsInputOptions"}
     fields = {field.name for field in index.models["FindThingsInput"].fields}
@@ -255,7 +257,7 @@ async def test_a_nested_class_yields_its_name_to_a_tool_model(tmp_path: Path) ->
         """,
     )
     result = build_and_write(spec, tmp_path / "out")
-    index = index_models(result.files["models.py"].decode())
+    index = index_models(models_source(result.files))
     assert set(index.models) == {"AInput", "AInputBInput", "AInputBInput1"}
     assert [field.name for field in index.models["AInputBInput"].fields] == ["y"]
     with imported("clash", tmp_path / "out") as package:
@@ -310,3 +312,37 @@ def test_a_class_with_many_methods_is_formatted_as_black_formats_it_whole() -> N
     source = f"class Many:\n    '''The head.'''\n    limit = {{'a':1}}\n{methods}\n\ndef after(): pass\n"
     assert [len(block) for block in blocks(source)] == [1 + SPLIT_METHODS + 2, 1]
     assert format_python(source) == black.format_str(source, mode=BLACK_MODE)
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_models_are_imported_when_first_used() -> None:
+    # A server with hundreds of tools must start without importing hundreds of modules: the
+    # package, its client and a server import no model module; a model imports its own.
+    code = textwrap.dedent(
+        """\
+        import sys
+        import gift_server
+        from gift_server import GiftServerClient, Handlers, create_server
+
+        def loaded():
+            return sorted(name for name in sys.modules if name.startswith("gift_server.models."))
+
+        async def stub(*args, **kwargs):
+            raise NotImplementedError
+        Stub = type("Stub", (Handlers,), dict.fromkeys(Handlers.__abstractmethods__, stub))
+        create_server(Stub())
+        print(loaded())
+        print(gift_server.SuggestGiftsInput.__name__, loaded())
+        from gift_server.models import Gift
+        print(Gift.__module__, sorted(dir(gift_server.models))[:2])
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=EXAMPLE, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "[]",
+        "SuggestGiftsInput ['gift_server.models._shared', 'gift_server.models.suggest_gifts']",
+        "gift_server.models._shared ['Gift', 'GiftCatalogContent']",
+    ]

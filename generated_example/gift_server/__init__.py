@@ -5,6 +5,9 @@
 Implement `Handlers`, then serve it with `run(handlers)`; call it with `GiftServerClient`.
 """
 
+from typing import TYPE_CHECKING
+
+from . import models as _models
 from ._runtime.client import ToolCallError
 from ._runtime.content import (
     ResourceContent,
@@ -22,19 +25,21 @@ from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer
 from .client import GiftServerClient
 from .handlers import Handlers
-from .models import (
-    Gift,
-    GiftCatalogContent,
-    GiftCongratsStyleArguments,
-    GiftContent,
-    GiftThankYouArguments,
-    Occasion,
-    SuggestGiftCardsInput,
-    SuggestGiftCardsOutput,
-    SuggestGiftsInput,
-    SuggestGiftsOutput,
-)
 from .server import create_app, create_server, run
+
+if TYPE_CHECKING:
+    from .models import (
+        Gift,
+        GiftCatalogContent,
+        GiftCongratsStyleArguments,
+        GiftContent,
+        GiftThankYouArguments,
+        Occasion,
+        SuggestGiftCardsInput,
+        SuggestGiftCardsOutput,
+        SuggestGiftsInput,
+        SuggestGiftsOutput,
+    )
 
 __all__ = [
     "Context",
@@ -70,3 +75,10 @@ __all__ = [
     "sampling",
     "text",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The spec's models, each imported when first asked for (see models/__init__.py)."""
+    if name in _models.__all__:
+        return getattr(_models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

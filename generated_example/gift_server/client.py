@@ -21,19 +21,13 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.uri_template import UriTemplate
 
+from . import models as _models
 from ._runtime import client as _client
-from .models import (
-    Gift,
-    GiftCatalogContent,
-    GiftContent,
-    SuggestGiftCardsInput,
-    SuggestGiftCardsOutput,
-    SuggestGiftsInput,
-    SuggestGiftsOutput,
-)
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
+
+    from .models import Gift, GiftCatalogContent, GiftContent, SuggestGiftsOutput
 
 Mode = Literal["auto", "legacy"]
 
@@ -98,7 +92,7 @@ class GiftServerClient:
         on_progress: ProgressFnT | None = None,
     ) -> SuggestGiftsOutput:
         """Call tool `suggest_gifts`: Suggests gift ideas for a given occasion and budget."""
-        arguments = SuggestGiftsInput.model_validate(
+        arguments = _models.SuggestGiftsInput.model_validate(
             {
                 "occasion": occasion,
                 "budget": budget,
@@ -109,7 +103,7 @@ class GiftServerClient:
             "suggest_gifts", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("suggest_gifts", result, wrapped=False)
-        return SuggestGiftsOutput.model_validate(value)
+        return _models.SuggestGiftsOutput.model_validate(value)
 
     async def suggest_gift_cards(
         self,
@@ -119,7 +113,7 @@ class GiftServerClient:
         on_progress: ProgressFnT | None = None,
     ) -> list[int | float]:
         """Call tool `suggest_gift_cards`: Suggests gift card amounts that fit a budget."""
-        arguments = SuggestGiftCardsInput.model_validate(
+        arguments = _models.SuggestGiftCardsInput.model_validate(
             {"budget": budget, "count": count}
         )
         result = await self.client.call_tool(
@@ -128,20 +122,22 @@ class GiftServerClient:
             progress_callback=on_progress,
         )
         value = _client.structured_result("suggest_gift_cards", result, wrapped=True)
-        return SuggestGiftCardsOutput.model_validate(value).root
+        return _models.SuggestGiftCardsOutput.model_validate(value).root
 
     async def read_gift_catalog(self) -> GiftCatalogContent:
         """Read `mcp://gift-server/resources/gift_catalog`: Every gift the server can suggest."""
         uri = "mcp://gift-server/resources/gift_catalog"
         result = await self.client.read_resource(uri)
-        value: GiftCatalogContent = _client.resource_value(result, GiftCatalogContent)
+        value: GiftCatalogContent = _client.resource_value(
+            result, _models.GiftCatalogContent
+        )
         return value
 
     async def read_gift(self, *, id: str) -> Gift:
         """Read `gifts://{id}`: A gift from the catalog, by id."""
         uri = UriTemplate.parse("gifts://{id}").expand({"id": id})
         result = await self.client.read_resource(uri)
-        value: GiftContent = _client.resource_value(result, GiftContent)
+        value: GiftContent = _client.resource_value(result, _models.GiftContent)
         return value.root
 
     async def read_gifts_widget(self) -> str | bytes:

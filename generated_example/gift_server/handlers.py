@@ -10,19 +10,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import mcp_types as types
 
 from ._runtime.content import ToolResult
 from ._runtime.context import Context
-from .models import (
-    Gift,
-    GiftCatalogContent,
-    GiftThankYouArguments,
-    SuggestGiftCardsInput,
-    SuggestGiftsInput,
-    SuggestGiftsOutput,
-)
+
+if TYPE_CHECKING:
+    from .models import (
+        Gift,
+        GiftCatalogContent,
+        GiftThankYouArguments,
+        SuggestGiftCardsInput,
+        SuggestGiftsInput,
+        SuggestGiftsOutput,
+    )
 
 
 class Handlers(ABC):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import models
 from ._runtime.limits import Limits
 from ._runtime.prompts import PromptBinding
 from ._runtime.resources import ResourceBinding, TemplateBinding
@@ -22,16 +23,6 @@ from ._runtime.server import GeneratedServer, build_server
 from ._runtime.serving import http_app, serve
 from ._runtime.tools import ToolBinding
 from .handlers import Handlers
-from .models import (
-    GiftCatalogContent,
-    GiftCongratsStyleArguments,
-    GiftContent,
-    GiftThankYouArguments,
-    SuggestGiftCardsInput,
-    SuggestGiftCardsOutput,
-    SuggestGiftsInput,
-    SuggestGiftsOutput,
-)
 
 # Completion values from the spec: (ref type, prompt name or template) -> argument -> values.
 COMPLETIONS: dict[tuple[str, str], dict[str, list[str]]] = {
@@ -54,28 +45,32 @@ def create_server(
         __package__,
         tools={
             "suggest_gifts": ToolBinding(
-                handlers.suggest_gifts, SuggestGiftsInput, SuggestGiftsOutput
+                handlers.suggest_gifts,
+                lambda: models.SuggestGiftsInput,
+                lambda: models.SuggestGiftsOutput,
             ),
             "suggest_gift_cards": ToolBinding(
                 handlers.suggest_gift_cards,
-                SuggestGiftCardsInput,
-                SuggestGiftCardsOutput,
+                lambda: models.SuggestGiftCardsInput,
+                lambda: models.SuggestGiftCardsOutput,
                 wrapped=True,
             ),
         },
         invalid_arguments="tool_error",
         resources={
             "gift_catalog": ResourceBinding(
-                handlers.read_gift_catalog, GiftCatalogContent
+                handlers.read_gift_catalog, lambda: models.GiftCatalogContent
             ),
             "gifts_widget": ResourceBinding(file="_static/gifts_widget.html"),
         },
         templates={
-            "gift": TemplateBinding(handlers.read_gift, {"id": "id"}, GiftContent),
+            "gift": TemplateBinding(
+                handlers.read_gift, {"id": "id"}, lambda: models.GiftContent
+            ),
         },
         prompts={
             "gift_congrats_style": PromptBinding(
-                GiftCongratsStyleArguments,
+                lambda: models.GiftCongratsStyleArguments,
                 messages=[
                     {
                         "role": "user",
@@ -98,7 +93,7 @@ def create_server(
                 ],
             ),
             "gift_thank_you": PromptBinding(
-                GiftThankYouArguments, get=handlers.get_gift_thank_you
+                lambda: models.GiftThankYouArguments, get=handlers.get_gift_thank_you
             ),
         },
         completions=COMPLETIONS,

@@ -120,3 +120,11 @@ class Imports:
             lines = sections.setdefault(_section(module), [])
             lines += [f"from {module} import {names}" for names in _statements(self._from[module])]
         return "\n\n".join("\n".join(lines) for _, lines in sorted(sections.items()))
+
+    def render_for_type_checking(self) -> str:
+        """The imports only a type checker reads (annotations, under `from __future__ import
+        annotations`), in an `if TYPE_CHECKING:` block; empty when there are none."""
+        if not self._from and not self._plain:
+            return ""
+        lines = self.render().split("\n")
+        return "if TYPE_CHECKING:\n" + "\n".join(f"    {line}" if line else "" for line in lines)

@@ -27,12 +27,13 @@ import tempfile
 import tokenize
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
 from mcpgen import cache
 from mcpgen.ir.model import Api, Json
+from mcpgen.render.environment import docstring
 from mcpgen.render.imports import Imports
 from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, ref_target
 
@@ -48,28 +49,67 @@ class ModelRenderError(Exception):
         self.models = models or {}
 
 
-def render_models(api: Api, header: str) -> str:
-    """The source of models.py, unformatted, with its imports in the order ruff expects."""
+SHARED_MODULE = "_shared"  # the shared definitions; no handler method starts with "_"
+
+
+@dataclass(frozen=True)
+class Models:
+    """The `models` package, unformatted: one module per group, named as the group's handler
+    method (tool `suggest_gifts` -> `models/suggest_gifts.py`), the definitions in `_shared`."""
+
+    modules: dict[str, str]  # module name -> source
+    names: dict[str, str]  # every public name (class or type alias) -> its module
+    index_source: str  # every module's imports and statements as one module, for `index_models`
+
+
+def render_models(api: Api, header: str) -> Models:
     if not api.model_schemas:
-        return f'{header}\n"""This spec declares no schemas, so there are no models."""\n'
-    imports: list[ast.ImportFrom] = []
-    statements = _joined_groups(api, imports)
-    if statements is None:
-        imports.clear()
+        return Models({}, {}, "")
+    imports: dict[str, list[ast.ImportFrom]] = {}
+    grouped = _joined_groups(api, imports)
+    if grouped is None:
+        # Names clash in a way only the generator can settle: every model in one module.
         whole = generate_cached([(json.dumps({"$defs": api.model_schemas}), False)])[0]
         tree = ast.parse(whole)
-        imports += _leading_imports(tree)
-        statements = _statements(whole, tree)
-    body = "\n\n\n".join(text for _, text in statements)
-    block = Imports()
-    aliases = _definition_aliases(api, body, block)
-    body += "".join(f"\n\n\n{alias}" for alias in aliases)
-    # The model generator imports a name that a field merely shares (`RootModel` for a
-    # field called RootModel); only what the module uses is imported.
-    tree = ast.parse(body)
-    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-    _add_imports(block, imports, used)
-    return f"{header}\n\n{block.render()}\n\n\n{body}\n"
+        imports = {SHARED_MODULE: _leading_imports(tree)}
+        grouped = {SHARED_MODULE: _statements(whole, tree)}
+    shared_names = {name for name, _ in grouped.get(SHARED_MODULE, []) if name is not None}
+    aliases = _definition_aliases(api, shared_names, imports.setdefault(SHARED_MODULE, []))
+    grouped.setdefault(SHARED_MODULE, []).extend(aliases)
+    if not grouped[SHARED_MODULE]:
+        del grouped[SHARED_MODULE]
+    modules: dict[str, str] = {}
+    names: dict[str, str] = {}
+    every_import: list[ast.ImportFrom] = []
+    for module, statements in grouped.items():
+        body = "\n\n\n".join(text for _, text in statements)
+        # The model generator imports a name that a field merely shares (`RootModel` for a
+        # field called RootModel); only what the module uses is imported.
+        tree = ast.parse(body)
+        used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        block = Imports()
+        _add_imports(block, imports[module], used)
+        if module != SHARED_MODULE and used & shared_names:
+            block.add(f".{SHARED_MODULE}", *sorted(used & shared_names))
+        every_import += imports[module]
+        modules[module] = f"{header}\n{_docstring(api, module)}\n\n{block.render()}\n\n\n{body}\n"
+        names.update((name, module) for name, _ in statements if name is not None)
+    joined = Imports()
+    _add_imports(joined, every_import)
+    index_source = joined.render() + "\n\n" + "\n\n".join(
+        text for statements in grouped.values() for _, text in statements
+    )
+    return Models(modules, names, index_source)
+
+
+def _docstring(api: Api, module: str) -> str:
+    if module == SHARED_MODULE:
+        return '"""The shared definitions of the spec (`definitions:`), used by the other modules."""'
+    for kind, items in (("tool", api.tools), ("resource", api.resources), ("prompt", api.prompts)):
+        for item in items:
+            if item.method == module:
+                return f'"""The models of {kind} `{docstring(item.name)}`."""'
+    raise AssertionError(f"no tool, resource or prompt has the method {module}")
 
 
 def referenced_models(names: Sequence[str], models: dict[str, Json]) -> dict[str, Json]:
@@ -85,47 +125,50 @@ def referenced_models(names: Sequence[str], models: dict[str, Json]) -> dict[str
     return {name: schema for name, schema in models.items() if name in needed}
 
 
-def model_groups(api: Api) -> list[list[str]]:
-    """The shared definitions, then each tool's, resource's and prompt's models, in spec order."""
+def model_groups(api: Api) -> dict[str, list[str]]:
+    """The shared definitions, then each tool's, resource's and prompt's models, in spec
+    order, by the module they go in."""
     definitions = set(api.definition_models)
-    groups: dict[tuple[Any, ...], list[str]] = {("definitions",): []}
+    methods = {("tools", tool.name): tool.method for tool in api.tools}
+    methods |= {("resources", resource.name): resource.method for resource in api.resources}
+    methods |= {("prompts", prompt.name): prompt.method for prompt in api.prompts}
+    groups: dict[str, list[str]] = {SHARED_MODULE: []}
     for name in api.model_schemas:
-        owner = ("definitions",) if name in definitions else tuple(api.model_sources[name][:2])
-        groups.setdefault(owner, []).append(name)
-    return [names for names in groups.values() if names]
+        kind, owner = api.model_sources[name][:2]
+        module = SHARED_MODULE if name in definitions else methods[(str(kind), str(owner))]
+        groups.setdefault(module, []).append(name)
+    return {module: names for module, names in groups.items() if names}
 
 
 _Statement = tuple[str | None, str]  # (the name a class or assignment defines, its source)
 
 
-def _joined_groups(api: Api, imports: list[ast.ImportFrom]) -> list[_Statement] | None:
+def _joined_groups(api: Api, imports: dict[str, list[ast.ImportFrom]]) -> dict[str, list[_Statement]] | None:
     """Every group's statements, the definitions' copies left out; None if they do not join."""
     groups = model_groups(api)
-    documents = [json.dumps({"$defs": referenced_models(names, api.model_schemas)}) for names in groups]
+    documents = [json.dumps({"$defs": referenced_models(names, api.model_schemas)}) for names in groups.values()]
     outputs = generate_cached([(document, False) for document in documents])
-    definitions = set(api.definition_models)
     shared: dict[str, str] = {}
     # Every model the IR names is a class of that name; a nested class the generator names
     # (by its path: AInputBInput for `a`'s property `b_input`) yields to it and to earlier groups.
     taken = set(api.model_schemas)
-    joined: list[_Statement] = []
-    for names, output in zip(groups, outputs, strict=True):
+    joined: dict[str, list[_Statement]] = {}
+    for (module, names), output in zip(groups.items(), outputs, strict=True):
         tree = ast.parse(output)
-        imports += _leading_imports(tree)
+        imports[module] = _leading_imports(tree)
         statements = _statements(output, tree)
-        if names[0] in definitions:
+        if module == SHARED_MODULE:
             shared = {name: text for name, text in statements if name is not None}
             taken |= set(shared)
-            joined += statements
+            joined[module] = statements
             continue
         own = [(name, text) for name, text in statements if name not in shared]
         if any(shared[name] != text for name, text in statements if name in shared):
             return None  # a definition's copy differs from the definition: names clash inside the group
         renames = _renames([name for name, _ in own if name is not None and name not in names], taken)
-        for name, text in own:
-            joined.append((renames.get(name, name) if name else None, _renamed(text, renames)))
-        taken |= {name for name, _ in joined if name is not None}
-    defined = [name for name, _ in joined if name is not None]
+        joined[module] = [(renames.get(name, name) if name else None, _renamed(text, renames)) for name, text in own]
+        taken |= {name for name, _ in joined[module] if name is not None}
+    defined = [name for statements in joined.values() for name, _ in statements if name is not None]
     return joined if len(defined) == len(set(defined)) else None
 
 
@@ -196,20 +239,19 @@ def _add_imports(imports: Imports, nodes: Sequence[ast.ImportFrom], used: set[st
             imports.add(node.module or "", *names)
 
 
-def _definition_aliases(api: Api, source: str, imports: Imports) -> list[str]:
-    """`Name: TypeAlias = ...` for each shared definition the models module has no class for.
+def _definition_aliases(api: Api, classes: set[str], imports: list[ast.ImportFrom]) -> list[_Statement]:
+    """`Name: TypeAlias = ...` for each shared definition that has no class of its own.
 
     Fields typed by a shared enum or alias read as the value type (`Literal[...]`), not as a
     wrapper class; the definition itself stays importable by its name as a type alias."""
-    defined = {node.name for node in ast.parse(source).body if isinstance(node, ast.ClassDef)}
-    missing = [name for name in api.definition_models if name not in defined]
+    missing = [name for name in api.definition_models if name not in classes]
     if not missing:
         return []
     needed = referenced_models(missing, api.model_schemas)
     tree = ast.parse(generate_cached([(json.dumps({"$defs": needed}), True)])[0])
-    _add_imports(imports, [node for node in _leading_imports(tree) if node.module != "typing_extensions"])
-    imports.add("typing", "TypeAlias")
-    aliases = []
+    imports += [node for node in _leading_imports(tree) if node.module != "typing_extensions"]
+    imports.append(ast.ImportFrom(module="typing", names=[ast.alias("TypeAlias")], level=0))
+    aliases: list[_Statement] = []
     for node in tree.body:
         if (
             isinstance(node, ast.Assign)
@@ -217,7 +259,8 @@ def _definition_aliases(api: Api, source: str, imports: Imports) -> list[str]:
             and isinstance(node.targets[0], ast.Name)
             and node.targets[0].id in missing
         ):
-            aliases.append(f"{node.targets[0].id}: TypeAlias = {ast.unparse(node.value.args[1])}")
+            name = node.targets[0].id
+            aliases.append((name, f"{name}: TypeAlias = {ast.unparse(node.value.args[1])}"))
     return aliases
 
 

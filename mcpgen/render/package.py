@@ -18,6 +18,8 @@ from mcpgen.render.views import PythonView
 
 # Modules rendered from a template of the same name, then formatted.
 TEMPLATED_MODULES = ("__init__.py", "client.py", "handlers.py", "server.py")
+# The models package: one module per tool, resource and prompt (see render/models.py).
+MODELS_DIRECTORY = "models"
 # Where the runtime (`mcpgen/runtime/*.py`, the same for every spec) goes in the package.
 RUNTIME_DIRECTORY = "_runtime"
 
@@ -37,7 +39,7 @@ def runtime_sources() -> dict[str, str]:
 
 
 def _require_classes(api: Api, index: ModelIndex) -> None:
-    """Every tool, resource and prompt model is a class of models.py. The model generator
+    """Every tool, resource and prompt model is a class of the models. The model generator
     folds away a root model that is not an object and refers to itself (`$ref: "#"` in an
     array's items): that is reported at its schema, not a KeyError further on."""
     wanted = [tool.input_model for tool in api.tools] + [tool.output_model for tool in api.tools]
@@ -53,10 +55,11 @@ def render_package(api: Api) -> dict[str, bytes]:
     top = header(api)
     models = render_models(api, top)
     # The index reads names and annotations, which formatting does not change.
-    index = index_models(models)
+    index = index_models(models.index_source)
     _require_classes(api, index)
-    view = PythonView(api, index)
-    python = {"models.py": models}
+    view = PythonView(api, index, models.names)
+    python = {f"{MODELS_DIRECTORY}/{module}.py": source for module, source in models.modules.items()}
+    python[f"{MODELS_DIRECTORY}/__init__.py"] = render_template("models_init.py.jinja", api=api, view=view)
     for module in TEMPLATED_MODULES:
         python[module] = render_template(f"{module}.jinja", api=api, view=view)
     texts = dict(zip(python, format_modules(list(python.values())), strict=True))

@@ -6,6 +6,7 @@ from mcpgen.ir import naming
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import format_python, render_template
 from mcpgen.render.model_index import index_models
+from mcpgen.render.models import render_models
 from mcpgen.render.views import PythonView
 
 
@@ -13,7 +14,8 @@ def render_starter_spec(name: str) -> str:
     return render_template("spec.yaml.jinja", name=name, package=naming.package(name))
 
 
-def render_app(api: Api, models: str) -> str:
-    """The starter implementation: a stub for every Handlers method. `models` is the
-    package's rendered models.py."""
-    return format_python(render_template("app.py.jinja", api=api, view=PythonView(api, index_models(models))))
+def render_app(api: Api) -> str:
+    """The starter implementation: a stub for every Handlers method."""
+    models = render_models(api, "")  # as the package's build made them (from the cache)
+    view = PythonView(api, index_models(models.index_source), models.names)
+    return format_python(render_template("app.py.jinja", api=api, view=view))

@@ -83,18 +83,27 @@ class ClientMethod:
 class PythonView:
     """Facts about the generated models and the code around them, in one place."""
 
-    def __init__(self, api: Api, index: ModelIndex) -> None:
+    def __init__(self, api: Api, index: ModelIndex, model_modules: dict[str, str]) -> None:
         self.api = api
         self.index = index
+        # Every public model name -> the module of the models package that defines it.
+        self.model_modules = model_modules
 
     # -- models ------------------------------------------------------------------------
 
     @property
     def model_names(self) -> list[str]:
-        """What the package exports from models.py: every class, and every shared definition
+        """What the package exports from its models: every class, and every shared definition
         (those without a class of their own are type aliases)."""
-        aliases = [name for name in self.api.definition_models if name not in self.index.models]
-        return [*self.index.models, *(name for name in aliases if name in self.index.defined)]
+        return list(self.model_modules)
+
+    def models_package_imports(self) -> str:
+        """models/__init__.py names every model for type checkers; at run time its
+        `__getattr__` imports the module that defines the name asked for."""
+        checked = Imports()
+        for name, module in self.model_modules.items():
+            checked.add(f".{module}", name)
+        return checked.render_for_type_checking()
 
     def public_type(self, model: str) -> str:
         """The type a handler returns and a client gets: the root value, or the model."""
@@ -116,12 +125,16 @@ class PythonView:
             parameters.append(Parameter(field.name, annotation, field.required, field.default))
         return sorted(parameters, key=lambda p: not p.required)
 
-    def _add_annotations(self, imports: Imports, annotations: Iterable[str], models: str = ".models") -> None:
-        """Import what `annotations` name: model classes, and typing names the models use."""
+    def _add_annotations(
+        self, imports: Imports, annotations: Iterable[str], models: str = ".models", model_imports: Imports | None = None
+    ) -> None:
+        """Import what `annotations` name: model classes (into `model_imports` when given: for
+        the type checker only, so that importing the module imports no model), and typing
+        names the models use."""
         for annotation in annotations:
             for name in sorted(self.index.names_in(annotation)):
                 if name in self.index.defined:
-                    imports.add(models, name)
+                    (imports if model_imports is None else model_imports).add(models, name)
                 elif name in self.index.imported and self.index.imported[name][0] == "typing":
                     # As the models module imports it (`Literal as Literal_aliased`, when a
                     # field is called `Literal`).
@@ -189,8 +202,9 @@ class PythonView:
             imports.add("._runtime.context", "Context")
         if content := self._content_names():
             imports.add("._runtime.content", *content)
-        self._add_annotations(imports, self._handler_annotations())
-        return imports.render()
+        models = Imports()
+        self._add_annotations(imports, self._handler_annotations(), model_imports=models)
+        return _with_type_checking(imports, models)
 
     def app_imports(self) -> str:
         """The starter app imports from the installed package, by its name."""
@@ -222,18 +236,15 @@ class PythonView:
             imports.add("._runtime.resources", "TemplateBinding")
         if self.api.prompts:
             imports.add("._runtime.prompts", "PromptBinding")
-        models = [tool.input_model for tool in self.api.tools]
-        models += [tool.output_model for tool in self.api.tools if tool.output_model]
-        models += [resource.content_model for resource in self.api.resources if resource.content_model]
-        models += [prompt.arguments_model for prompt in self.api.prompts if prompt.arguments_model]
-        if models:
-            imports.add(".models", *models)
+        if self.model_names:
+            # Bindings name models lazily (`lambda: models.X`): see _runtime/model_ref.py.
+            imports.add(".", "models")
         return imports.render()
 
     def tool_binding(self, tool: ToolIR) -> str:
-        arguments = [f"handlers.{tool.method}", tool.input_model]
+        arguments = [f"handlers.{tool.method}", _lazy(tool.input_model)]
         if tool.output_model:
-            arguments.append(tool.output_model)
+            arguments.append(_lazy(tool.output_model))
         if tool.output_wrapped:
             arguments.append("wrapped=True")
         return f"ToolBinding({', '.join(arguments)})"
@@ -243,7 +254,7 @@ class PythonView:
         if static is None:
             arguments = [f"handlers.{resource.method}"]
             if resource.content_model:
-                arguments.append(resource.content_model)
+                arguments.append(_lazy(resource.content_model))
         elif static.package_file is not None:
             arguments = [f"file={python_literal(static.package_file)}"]
             if static.binary:
@@ -258,7 +269,7 @@ class PythonView:
         return f"ResourceBinding({', '.join(arguments)})"
 
     def prompt_binding(self, prompt: PromptIR) -> str:
-        arguments = [prompt.arguments_model or "None"]
+        arguments = [_lazy(prompt.arguments_model) if prompt.arguments_model else "None"]
         if prompt.messages is not None:
             arguments.append(f"messages={python_lines(prompt.wire_messages)}")
         else:
@@ -282,17 +293,21 @@ class PythonView:
         # leading underscore) can shadow them.
         if self.api.tools or self.api.resources or self.api.prompts:
             imports.add("._runtime", "client as _client")
+        if self.api.tools or any(resource.content_model for resource in self.api.resources):
+            # Models are read when a method runs, so importing the client imports none.
+            imports.add(".", "models as _models")
         annotations: list[str] = []
         for tool in self.api.tools:
-            annotations.append(tool.input_model)
+            # The models themselves are read through `_models.` when a method runs.
             annotations += [parameter.annotation for parameter in self.client_parameters(tool.input_model)]
             if tool.output_model:
-                annotations += [tool.output_model, self.public_type(tool.output_model)]
+                annotations.append(self.public_type(tool.output_model))
         for resource in self.api.resources:
             if resource.content_model:
                 annotations += [resource.content_model, self.public_type(resource.content_model)]
-        self._add_annotations(imports, annotations)
-        return imports.render()
+        checked = Imports().add("mcp.server.lowlevel", "Server")
+        self._add_annotations(imports, annotations, model_imports=checked)
+        return _with_type_checking(imports, checked)
 
     def client_parameters(self, model: str | None) -> list[Parameter]:
         """A client method's keyword arguments: the model's fields, renamed (`self_`) where a
@@ -377,15 +392,30 @@ class PythonView:
             imports.add(module, *names)
         imports.add(".client", self.api.client_class).add(".handlers", "Handlers")
         imports.add(".server", "create_app", "create_server", "run")
+        models = Imports()
         if self.model_names:
-            imports.add(".models", *self.model_names)
-        return imports.render()
+            # The models are exported lazily, by `__getattr__` (see models/__init__.py).
+            imports.add("typing", "TYPE_CHECKING").add(".", "models as _models")
+            models.add(".models", *self.model_names)
+        return _with_type_checking(imports, models)
 
     @property
     def exports(self) -> list[str]:
         names = [name for names in RUNTIME_EXPORTS.values() for name in names]
         names += [self.api.client_class, "Handlers", "create_app", "create_server", "run", *self.model_names]
         return sorted(names)
+
+
+def _lazy(model: str) -> str:
+    return f"lambda: models.{model}"
+
+
+def _with_type_checking(imports: Imports, checked: Imports) -> str:
+    """`imports`, then `checked` in an `if TYPE_CHECKING:` block of its own."""
+    guarded = checked.render_for_type_checking()
+    if guarded:
+        imports.add("typing", "TYPE_CHECKING")
+    return imports.render() + (f"\n\n{guarded}" if guarded else "")
 
 
 def _summary(first: str, description: object) -> str:

@@ -18,13 +18,13 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import UriTemplate
-from pydantic import BaseModel
 
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, NotFoundError
 from .guard import HandlerTimedOut, call_handler
 from .limits import clip, limits_of
 from .log import logger
+from .model_ref import ModelRef, model_of
 from .package_data import read_bytes
 from .pagination import Pages
 from .validation import SchemaValidator, conform
@@ -50,7 +50,7 @@ class ResourceBinding:
     """
 
     read: Callable[[Context], Awaitable[Any]] | None = None
-    content_model: type[BaseModel] | None = None
+    content_model: ModelRef | None = None
     _: KW_ONLY
     file: str | None = None
     binary: bool = False
@@ -83,7 +83,7 @@ class TemplateBinding:
 
     read: Callable[..., Awaitable[Any]]
     parameters: Mapping[str, str]
-    content_model: type[BaseModel] | None = None
+    content_model: ModelRef | None = None
 
 
 def not_found(uri: str) -> MCPError:
@@ -230,7 +230,7 @@ class ResourceTable:
     def _contents(
         self,
         name: str,
-        model: type[BaseModel] | None,
+        model: ModelRef | None,
         uri: str,
         shown: str,
         mime_type: str | None,
@@ -238,7 +238,9 @@ class ResourceTable:
     ) -> types.TextResourceContents | types.BlobResourceContents:
         """The contents of `uri` (`shown` in messages) from a handler's value."""
         if model is not None:
-            data = conform(model, self.validators[name], value, f"resource {shown!r}")
+            data = conform(
+                model_of(model), self.validators[name], value, f"resource {shown!r}"
+            )
             return types.TextResourceContents(
                 uri=uri, mime_type=mime_type, text=json.dumps(data, ensure_ascii=False)
             )

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel
 
 from .content import ToolResult
 from .context import Context, InputRequired
@@ -26,6 +25,7 @@ from .errors import INTERNAL_ERROR, INVALID_PARAMS, ToolError
 from .guard import HandlerTimedOut, call_handler
 from .limits import bounded, clip, limits_of
 from .log import logger
+from .model_ref import ModelRef, model_of
 from .pagination import Pages
 from .validation import SchemaValidator, conform, typed
 
@@ -41,7 +41,8 @@ InvalidArguments = Literal["tool_error", "protocol_error"]
 class ToolBinding:
     """How the tool of one name (a key of `build_server(tools=...)`) is served.
 
-    `call(arguments, ctx)` is the handler: `arguments` is an instance of `input_model`,
+    `call(arguments, ctx)` is the handler: `arguments` is an instance of `input_model`
+    (a model class, or a function returning it: see `model_ref`),
     `ctx` the request's `Context`. With an `output_model` (the tool has an
     outputSchema) it returns a value of that model, or a `ToolResult` of one; it is
     served as `structuredContent` and as JSON text. Without, it returns `ToolContent`
@@ -50,8 +51,8 @@ class ToolBinding:
     """
 
     call: Callable[[Any, Context], Awaitable[Any]]
-    input_model: type[BaseModel]
-    output_model: type[BaseModel] | None = None
+    input_model: ModelRef
+    output_model: ModelRef | None = None
     _: KW_ONLY
     wrapped: bool = False
 
@@ -121,7 +122,7 @@ class ToolTable:
         violations = self.input_validators[name].violations(arguments)
         if violations:
             return self._invalid_arguments(name, violations)
-        args = typed(binding.input_model, arguments, f"tool {name!r}")
+        args = typed(model_of(binding.input_model), arguments, f"tool {name!r}")
         try:
             value = await call_handler(
                 lambda: binding.call(args, Context(ctx, self.server)),
@@ -177,7 +178,7 @@ class ToolTable:
     ) -> types.CallToolResult:
         assert binding.output_model is not None
         structured = conform(
-            binding.output_model,
+            model_of(binding.output_model),
             self.output_validators[name],
             value,
             f"tool {name!r}",

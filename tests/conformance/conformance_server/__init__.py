@@ -5,6 +5,9 @@
 Implement `Handlers`, then serve it with `run(handlers)`; call it with `McpgenConformanceClient`.
 """
 
+from typing import TYPE_CHECKING
+
+from . import models as _models
 from ._runtime.client import ToolCallError
 from ._runtime.content import (
     ResourceContent,
@@ -22,39 +25,41 @@ from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer
 from .client import McpgenConformanceClient
 from .handlers import Handlers
-from .models import (
-    JsonSchema202012ToolInput,
-    JsonSchema202012ToolInputAddress,
-    TemplateDataContent,
-    TestAudioContentInput,
-    TestElicitationInput,
-    TestElicitationSep1034DefaultsInput,
-    TestElicitationSep1330EnumsInput,
-    TestEmbeddedResourceInput,
-    TestErrorHandlingInput,
-    TestImageContentInput,
-    TestInputRequiredResultCapabilitiesInput,
-    TestInputRequiredResultElicitationInput,
-    TestInputRequiredResultListRootsInput,
-    TestInputRequiredResultMultipleInputsInput,
-    TestInputRequiredResultMultiRoundInput,
-    TestInputRequiredResultRequestStateInput,
-    TestInputRequiredResultSamplingInput,
-    TestInputRequiredResultTamperedStateInput,
-    TestLoggingToolInput,
-    TestMissingCapabilityInput,
-    TestMultipleContentTypesInput,
-    TestPromptWithArgumentsArguments,
-    TestPromptWithEmbeddedResourceArguments,
-    TestSamplingInput,
-    TestSimpleTextInput,
-    TestStreamingElicitationInput,
-    TestToolWithLoggingInput,
-    TestToolWithProgressInput,
-    TestTriggerPromptChangeInput,
-    TestTriggerToolChangeInput,
-)
 from .server import create_app, create_server, run
+
+if TYPE_CHECKING:
+    from .models import (
+        JsonSchema202012ToolInput,
+        JsonSchema202012ToolInputAddress,
+        TemplateDataContent,
+        TestAudioContentInput,
+        TestElicitationInput,
+        TestElicitationSep1034DefaultsInput,
+        TestElicitationSep1330EnumsInput,
+        TestEmbeddedResourceInput,
+        TestErrorHandlingInput,
+        TestImageContentInput,
+        TestInputRequiredResultCapabilitiesInput,
+        TestInputRequiredResultElicitationInput,
+        TestInputRequiredResultListRootsInput,
+        TestInputRequiredResultMultipleInputsInput,
+        TestInputRequiredResultMultiRoundInput,
+        TestInputRequiredResultRequestStateInput,
+        TestInputRequiredResultSamplingInput,
+        TestInputRequiredResultTamperedStateInput,
+        TestLoggingToolInput,
+        TestMissingCapabilityInput,
+        TestMultipleContentTypesInput,
+        TestPromptWithArgumentsArguments,
+        TestPromptWithEmbeddedResourceArguments,
+        TestSamplingInput,
+        TestSimpleTextInput,
+        TestStreamingElicitationInput,
+        TestToolWithLoggingInput,
+        TestToolWithProgressInput,
+        TestTriggerPromptChangeInput,
+        TestTriggerToolChangeInput,
+    )
 
 __all__ = [
     "Context",
@@ -110,3 +115,10 @@ __all__ = [
     "sampling",
     "text",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The spec's models, each imported when first asked for (see models/__init__.py)."""
+    if name in _models.__all__:
+        return getattr(_models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

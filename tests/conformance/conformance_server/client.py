@@ -21,40 +21,13 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.uri_template import UriTemplate
 
+from . import models as _models
 from ._runtime import client as _client
-from .models import (
-    JsonSchema202012ToolInput,
-    JsonSchema202012ToolInputAddress,
-    TemplateDataContent,
-    TestAudioContentInput,
-    TestElicitationInput,
-    TestElicitationSep1034DefaultsInput,
-    TestElicitationSep1330EnumsInput,
-    TestEmbeddedResourceInput,
-    TestErrorHandlingInput,
-    TestImageContentInput,
-    TestInputRequiredResultCapabilitiesInput,
-    TestInputRequiredResultElicitationInput,
-    TestInputRequiredResultListRootsInput,
-    TestInputRequiredResultMultipleInputsInput,
-    TestInputRequiredResultMultiRoundInput,
-    TestInputRequiredResultRequestStateInput,
-    TestInputRequiredResultSamplingInput,
-    TestInputRequiredResultTamperedStateInput,
-    TestLoggingToolInput,
-    TestMissingCapabilityInput,
-    TestMultipleContentTypesInput,
-    TestSamplingInput,
-    TestSimpleTextInput,
-    TestStreamingElicitationInput,
-    TestToolWithLoggingInput,
-    TestToolWithProgressInput,
-    TestTriggerPromptChangeInput,
-    TestTriggerToolChangeInput,
-)
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
+
+    from .models import JsonSchema202012ToolInputAddress, TemplateDataContent
 
 Mode = Literal["auto", "legacy"]
 
@@ -114,7 +87,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_simple_text`: Returns a simple text response."""
-        arguments = TestSimpleTextInput.model_validate({})
+        arguments = _models.TestSimpleTextInput.model_validate({})
         result = await self.client.call_tool(
             "test_simple_text",
             _client.to_json(arguments),
@@ -126,7 +99,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_image_content`: Returns an image."""
-        arguments = TestImageContentInput.model_validate({})
+        arguments = _models.TestImageContentInput.model_validate({})
         result = await self.client.call_tool(
             "test_image_content",
             _client.to_json(arguments),
@@ -138,7 +111,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_audio_content`: Returns an audio clip."""
-        arguments = TestAudioContentInput.model_validate({})
+        arguments = _models.TestAudioContentInput.model_validate({})
         result = await self.client.call_tool(
             "test_audio_content",
             _client.to_json(arguments),
@@ -150,7 +123,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_embedded_resource`: Returns an embedded resource."""
-        arguments = TestEmbeddedResourceInput.model_validate({})
+        arguments = _models.TestEmbeddedResourceInput.model_validate({})
         result = await self.client.call_tool(
             "test_embedded_resource",
             _client.to_json(arguments),
@@ -162,7 +135,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_multiple_content_types`: Returns text, an image and an embedded resource."""
-        arguments = TestMultipleContentTypesInput.model_validate({})
+        arguments = _models.TestMultipleContentTypesInput.model_validate({})
         result = await self.client.call_tool(
             "test_multiple_content_types",
             _client.to_json(arguments),
@@ -174,7 +147,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_error_handling`: Always fails with a tool error."""
-        arguments = TestErrorHandlingInput.model_validate({})
+        arguments = _models.TestErrorHandlingInput.model_validate({})
         result = await self.client.call_tool(
             "test_error_handling",
             _client.to_json(arguments),
@@ -186,7 +159,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_progress`: Reports progress three times."""
-        arguments = TestToolWithProgressInput.model_validate({})
+        arguments = _models.TestToolWithProgressInput.model_validate({})
         result = await self.client.call_tool(
             "test_tool_with_progress",
             _client.to_json(arguments),
@@ -198,7 +171,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_logging`: Sends three log messages."""
-        arguments = TestToolWithLoggingInput.model_validate({})
+        arguments = _models.TestToolWithLoggingInput.model_validate({})
         result = await self.client.call_tool(
             "test_tool_with_logging",
             _client.to_json(arguments),
@@ -210,7 +183,7 @@ class McpgenConformanceClient:
         self, *, prompt: str, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_sampling`: Asks the client's model to answer a prompt."""
-        arguments = TestSamplingInput.model_validate({"prompt": prompt})
+        arguments = _models.TestSamplingInput.model_validate({"prompt": prompt})
         result = await self.client.call_tool(
             "test_sampling", _client.to_json(arguments), progress_callback=on_progress
         )
@@ -220,7 +193,7 @@ class McpgenConformanceClient:
         self, *, message: str, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation`: Asks the user for a username and an email address."""
-        arguments = TestElicitationInput.model_validate({"message": message})
+        arguments = _models.TestElicitationInput.model_validate({"message": message})
         result = await self.client.call_tool(
             "test_elicitation",
             _client.to_json(arguments),
@@ -232,7 +205,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1034_defaults`: Asks the user with a form whose fields have defaults (SEP-1034)."""
-        arguments = TestElicitationSep1034DefaultsInput.model_validate({})
+        arguments = _models.TestElicitationSep1034DefaultsInput.model_validate({})
         result = await self.client.call_tool(
             "test_elicitation_sep1034_defaults",
             _client.to_json(arguments),
@@ -244,7 +217,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1330_enums`: Asks the user with every kind of enum field (SEP-1330)."""
-        arguments = TestElicitationSep1330EnumsInput.model_validate({})
+        arguments = _models.TestElicitationSep1330EnumsInput.model_validate({})
         result = await self.client.call_tool(
             "test_elicitation_sep1330_enums",
             _client.to_json(arguments),
@@ -263,7 +236,7 @@ class McpgenConformanceClient:
         on_progress: ProgressFnT | None = None,
     ) -> list[types.ContentBlock]:
         """Call tool `json_schema_2020_12_tool`: A tool whose input schema uses JSON Schema 2020-12 features, served verbatim."""
-        arguments = JsonSchema202012ToolInput.model_validate(
+        arguments = _models.JsonSchema202012ToolInput.model_validate(
             {
                 **_client.present(
                     {
@@ -287,7 +260,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_elicitation`: Asks the user's name (input_required on 2026-07-28)."""
-        arguments = TestInputRequiredResultElicitationInput.model_validate({})
+        arguments = _models.TestInputRequiredResultElicitationInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_elicitation",
             _client.to_json(arguments),
@@ -299,7 +272,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_sampling`: Asks the client's model a question."""
-        arguments = TestInputRequiredResultSamplingInput.model_validate({})
+        arguments = _models.TestInputRequiredResultSamplingInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_sampling",
             _client.to_json(arguments),
@@ -311,7 +284,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_list_roots`: Asks the client for its roots."""
-        arguments = TestInputRequiredResultListRootsInput.model_validate({})
+        arguments = _models.TestInputRequiredResultListRootsInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_list_roots",
             _client.to_json(arguments),
@@ -323,7 +296,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_request_state`: Asks for a confirmation, carrying request state."""
-        arguments = TestInputRequiredResultRequestStateInput.model_validate({})
+        arguments = _models.TestInputRequiredResultRequestStateInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_request_state",
             _client.to_json(arguments),
@@ -335,7 +308,9 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_multiple_inputs`: Asks three things at once."""
-        arguments = TestInputRequiredResultMultipleInputsInput.model_validate({})
+        arguments = _models.TestInputRequiredResultMultipleInputsInput.model_validate(
+            {}
+        )
         result = await self.client.call_tool(
             "test_input_required_result_multiple_inputs",
             _client.to_json(arguments),
@@ -349,7 +324,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_multi_round`: Asks two questions, one round each."""
-        arguments = TestInputRequiredResultMultiRoundInput.model_validate({})
+        arguments = _models.TestInputRequiredResultMultiRoundInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_multi_round",
             _client.to_json(arguments),
@@ -361,7 +336,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_tampered_state`: Asks for a confirmation; tampered request state is refused."""
-        arguments = TestInputRequiredResultTamperedStateInput.model_validate({})
+        arguments = _models.TestInputRequiredResultTamperedStateInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_tampered_state",
             _client.to_json(arguments),
@@ -373,7 +348,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_capabilities`: Asks only what the client can answer."""
-        arguments = TestInputRequiredResultCapabilitiesInput.model_validate({})
+        arguments = _models.TestInputRequiredResultCapabilitiesInput.model_validate({})
         result = await self.client.call_tool(
             "test_input_required_result_capabilities",
             _client.to_json(arguments),
@@ -385,7 +360,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_missing_capability`: Needs the client's sampling capability."""
-        arguments = TestMissingCapabilityInput.model_validate({})
+        arguments = _models.TestMissingCapabilityInput.model_validate({})
         result = await self.client.call_tool(
             "test_missing_capability",
             _client.to_json(arguments),
@@ -397,7 +372,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_streaming_elicitation`: Asks the user a question."""
-        arguments = TestStreamingElicitationInput.model_validate({})
+        arguments = _models.TestStreamingElicitationInput.model_validate({})
         result = await self.client.call_tool(
             "test_streaming_elicitation",
             _client.to_json(arguments),
@@ -409,7 +384,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_logging_tool`: Logs, where the client asked for logs."""
-        arguments = TestLoggingToolInput.model_validate({})
+        arguments = _models.TestLoggingToolInput.model_validate({})
         result = await self.client.call_tool(
             "test_logging_tool",
             _client.to_json(arguments),
@@ -421,7 +396,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_tool_change`: Announces that the tool list changed."""
-        arguments = TestTriggerToolChangeInput.model_validate({})
+        arguments = _models.TestTriggerToolChangeInput.model_validate({})
         result = await self.client.call_tool(
             "test_trigger_tool_change",
             _client.to_json(arguments),
@@ -433,7 +408,7 @@ class McpgenConformanceClient:
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_prompt_change`: Announces that the prompt list changed."""
-        arguments = TestTriggerPromptChangeInput.model_validate({})
+        arguments = _models.TestTriggerPromptChangeInput.model_validate({})
         result = await self.client.call_tool(
             "test_trigger_prompt_change",
             _client.to_json(arguments),
@@ -466,7 +441,9 @@ class McpgenConformanceClient:
         """Read `test://template/{id}/data`: JSON data for an id."""
         uri = UriTemplate.parse("test://template/{id}/data").expand({"id": id})
         result = await self.client.read_resource(uri)
-        value: TemplateDataContent = _client.resource_value(result, TemplateDataContent)
+        value: TemplateDataContent = _client.resource_value(
+            result, _models.TemplateDataContent
+        )
         return value
 
     async def get_test_simple_prompt(self) -> types.GetPromptResult:

@@ -10,41 +10,44 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import mcp_types as types
 
 from ._runtime.content import ToolContent
 from ._runtime.context import Context
-from .models import (
-    JsonSchema202012ToolInput,
-    TemplateDataContent,
-    TestAudioContentInput,
-    TestElicitationInput,
-    TestElicitationSep1034DefaultsInput,
-    TestElicitationSep1330EnumsInput,
-    TestEmbeddedResourceInput,
-    TestErrorHandlingInput,
-    TestImageContentInput,
-    TestInputRequiredResultCapabilitiesInput,
-    TestInputRequiredResultElicitationInput,
-    TestInputRequiredResultListRootsInput,
-    TestInputRequiredResultMultipleInputsInput,
-    TestInputRequiredResultMultiRoundInput,
-    TestInputRequiredResultRequestStateInput,
-    TestInputRequiredResultSamplingInput,
-    TestInputRequiredResultTamperedStateInput,
-    TestLoggingToolInput,
-    TestMissingCapabilityInput,
-    TestMultipleContentTypesInput,
-    TestPromptWithEmbeddedResourceArguments,
-    TestSamplingInput,
-    TestSimpleTextInput,
-    TestStreamingElicitationInput,
-    TestToolWithLoggingInput,
-    TestToolWithProgressInput,
-    TestTriggerPromptChangeInput,
-    TestTriggerToolChangeInput,
-)
+
+if TYPE_CHECKING:
+    from .models import (
+        JsonSchema202012ToolInput,
+        TemplateDataContent,
+        TestAudioContentInput,
+        TestElicitationInput,
+        TestElicitationSep1034DefaultsInput,
+        TestElicitationSep1330EnumsInput,
+        TestEmbeddedResourceInput,
+        TestErrorHandlingInput,
+        TestImageContentInput,
+        TestInputRequiredResultCapabilitiesInput,
+        TestInputRequiredResultElicitationInput,
+        TestInputRequiredResultListRootsInput,
+        TestInputRequiredResultMultipleInputsInput,
+        TestInputRequiredResultMultiRoundInput,
+        TestInputRequiredResultRequestStateInput,
+        TestInputRequiredResultSamplingInput,
+        TestInputRequiredResultTamperedStateInput,
+        TestLoggingToolInput,
+        TestMissingCapabilityInput,
+        TestMultipleContentTypesInput,
+        TestPromptWithEmbeddedResourceArguments,
+        TestSamplingInput,
+        TestSimpleTextInput,
+        TestStreamingElicitationInput,
+        TestToolWithLoggingInput,
+        TestToolWithProgressInput,
+        TestTriggerPromptChangeInput,
+        TestTriggerToolChangeInput,
+    )
 
 
 class Handlers(ABC):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import models
 from ._runtime.limits import Limits
 from ._runtime.prompts import PromptBinding
 from ._runtime.resources import ResourceBinding, TemplateBinding
@@ -22,37 +23,6 @@ from ._runtime.server import GeneratedServer, build_server
 from ._runtime.serving import http_app, serve
 from ._runtime.tools import ToolBinding
 from .handlers import Handlers
-from .models import (
-    JsonSchema202012ToolInput,
-    TemplateDataContent,
-    TestAudioContentInput,
-    TestElicitationInput,
-    TestElicitationSep1034DefaultsInput,
-    TestElicitationSep1330EnumsInput,
-    TestEmbeddedResourceInput,
-    TestErrorHandlingInput,
-    TestImageContentInput,
-    TestInputRequiredResultCapabilitiesInput,
-    TestInputRequiredResultElicitationInput,
-    TestInputRequiredResultListRootsInput,
-    TestInputRequiredResultMultipleInputsInput,
-    TestInputRequiredResultMultiRoundInput,
-    TestInputRequiredResultRequestStateInput,
-    TestInputRequiredResultSamplingInput,
-    TestInputRequiredResultTamperedStateInput,
-    TestLoggingToolInput,
-    TestMissingCapabilityInput,
-    TestMultipleContentTypesInput,
-    TestPromptWithArgumentsArguments,
-    TestPromptWithEmbeddedResourceArguments,
-    TestSamplingInput,
-    TestSimpleTextInput,
-    TestStreamingElicitationInput,
-    TestToolWithLoggingInput,
-    TestToolWithProgressInput,
-    TestTriggerPromptChangeInput,
-    TestTriggerToolChangeInput,
-)
 
 # Completion values from the spec: (ref type, prompt name or template) -> argument -> values.
 COMPLETIONS: dict[tuple[str, str], dict[str, list[str]]] = {
@@ -73,90 +43,100 @@ def create_server(
         __package__,
         tools={
             "test_simple_text": ToolBinding(
-                handlers.test_simple_text, TestSimpleTextInput
+                handlers.test_simple_text, lambda: models.TestSimpleTextInput
             ),
             "test_image_content": ToolBinding(
-                handlers.test_image_content, TestImageContentInput
+                handlers.test_image_content, lambda: models.TestImageContentInput
             ),
             "test_audio_content": ToolBinding(
-                handlers.test_audio_content, TestAudioContentInput
+                handlers.test_audio_content, lambda: models.TestAudioContentInput
             ),
             "test_embedded_resource": ToolBinding(
-                handlers.test_embedded_resource, TestEmbeddedResourceInput
+                handlers.test_embedded_resource,
+                lambda: models.TestEmbeddedResourceInput,
             ),
             "test_multiple_content_types": ToolBinding(
-                handlers.test_multiple_content_types, TestMultipleContentTypesInput
+                handlers.test_multiple_content_types,
+                lambda: models.TestMultipleContentTypesInput,
             ),
             "test_error_handling": ToolBinding(
-                handlers.test_error_handling, TestErrorHandlingInput
+                handlers.test_error_handling, lambda: models.TestErrorHandlingInput
             ),
             "test_tool_with_progress": ToolBinding(
-                handlers.test_tool_with_progress, TestToolWithProgressInput
+                handlers.test_tool_with_progress,
+                lambda: models.TestToolWithProgressInput,
             ),
             "test_tool_with_logging": ToolBinding(
-                handlers.test_tool_with_logging, TestToolWithLoggingInput
+                handlers.test_tool_with_logging, lambda: models.TestToolWithLoggingInput
             ),
-            "test_sampling": ToolBinding(handlers.test_sampling, TestSamplingInput),
+            "test_sampling": ToolBinding(
+                handlers.test_sampling, lambda: models.TestSamplingInput
+            ),
             "test_elicitation": ToolBinding(
-                handlers.test_elicitation, TestElicitationInput
+                handlers.test_elicitation, lambda: models.TestElicitationInput
             ),
             "test_elicitation_sep1034_defaults": ToolBinding(
                 handlers.test_elicitation_sep1034_defaults,
-                TestElicitationSep1034DefaultsInput,
+                lambda: models.TestElicitationSep1034DefaultsInput,
             ),
             "test_elicitation_sep1330_enums": ToolBinding(
                 handlers.test_elicitation_sep1330_enums,
-                TestElicitationSep1330EnumsInput,
+                lambda: models.TestElicitationSep1330EnumsInput,
             ),
             "json_schema_2020_12_tool": ToolBinding(
-                handlers.json_schema_2020_12_tool, JsonSchema202012ToolInput
+                handlers.json_schema_2020_12_tool,
+                lambda: models.JsonSchema202012ToolInput,
             ),
             "test_input_required_result_elicitation": ToolBinding(
                 handlers.test_input_required_result_elicitation,
-                TestInputRequiredResultElicitationInput,
+                lambda: models.TestInputRequiredResultElicitationInput,
             ),
             "test_input_required_result_sampling": ToolBinding(
                 handlers.test_input_required_result_sampling,
-                TestInputRequiredResultSamplingInput,
+                lambda: models.TestInputRequiredResultSamplingInput,
             ),
             "test_input_required_result_list_roots": ToolBinding(
                 handlers.test_input_required_result_list_roots,
-                TestInputRequiredResultListRootsInput,
+                lambda: models.TestInputRequiredResultListRootsInput,
             ),
             "test_input_required_result_request_state": ToolBinding(
                 handlers.test_input_required_result_request_state,
-                TestInputRequiredResultRequestStateInput,
+                lambda: models.TestInputRequiredResultRequestStateInput,
             ),
             "test_input_required_result_multiple_inputs": ToolBinding(
                 handlers.test_input_required_result_multiple_inputs,
-                TestInputRequiredResultMultipleInputsInput,
+                lambda: models.TestInputRequiredResultMultipleInputsInput,
             ),
             "test_input_required_result_multi_round": ToolBinding(
                 handlers.test_input_required_result_multi_round,
-                TestInputRequiredResultMultiRoundInput,
+                lambda: models.TestInputRequiredResultMultiRoundInput,
             ),
             "test_input_required_result_tampered_state": ToolBinding(
                 handlers.test_input_required_result_tampered_state,
-                TestInputRequiredResultTamperedStateInput,
+                lambda: models.TestInputRequiredResultTamperedStateInput,
             ),
             "test_input_required_result_capabilities": ToolBinding(
                 handlers.test_input_required_result_capabilities,
-                TestInputRequiredResultCapabilitiesInput,
+                lambda: models.TestInputRequiredResultCapabilitiesInput,
             ),
             "test_missing_capability": ToolBinding(
-                handlers.test_missing_capability, TestMissingCapabilityInput
+                handlers.test_missing_capability,
+                lambda: models.TestMissingCapabilityInput,
             ),
             "test_streaming_elicitation": ToolBinding(
-                handlers.test_streaming_elicitation, TestStreamingElicitationInput
+                handlers.test_streaming_elicitation,
+                lambda: models.TestStreamingElicitationInput,
             ),
             "test_logging_tool": ToolBinding(
-                handlers.test_logging_tool, TestLoggingToolInput
+                handlers.test_logging_tool, lambda: models.TestLoggingToolInput
             ),
             "test_trigger_tool_change": ToolBinding(
-                handlers.test_trigger_tool_change, TestTriggerToolChangeInput
+                handlers.test_trigger_tool_change,
+                lambda: models.TestTriggerToolChangeInput,
             ),
             "test_trigger_prompt_change": ToolBinding(
-                handlers.test_trigger_prompt_change, TestTriggerPromptChangeInput
+                handlers.test_trigger_prompt_change,
+                lambda: models.TestTriggerPromptChangeInput,
             ),
         },
         invalid_arguments="tool_error",
@@ -171,7 +151,9 @@ def create_server(
         },
         templates={
             "template_data": TemplateBinding(
-                handlers.read_template_data, {"id": "id"}, TemplateDataContent
+                handlers.read_template_data,
+                {"id": "id"},
+                lambda: models.TemplateDataContent,
             ),
         },
         prompts={
@@ -188,7 +170,7 @@ def create_server(
                 ],
             ),
             "test_prompt_with_arguments": PromptBinding(
-                TestPromptWithArgumentsArguments,
+                lambda: models.TestPromptWithArgumentsArguments,
                 messages=[
                     {
                         "role": "user",
@@ -206,7 +188,7 @@ def create_server(
                 ],
             ),
             "test_prompt_with_embedded_resource": PromptBinding(
-                TestPromptWithEmbeddedResourceArguments,
+                lambda: models.TestPromptWithEmbeddedResourceArguments,
                 get=handlers.get_test_prompt_with_embedded_resource,
             ),
             "test_prompt_with_image": PromptBinding(

@@ -5,6 +5,9 @@
 Implement `Handlers`, then serve it with `run(handlers)`; call it with `KitchenSinkClient`.
 """
 
+from typing import TYPE_CHECKING
+
+from . import models as _models
 from ._runtime.client import ToolCallError
 from ._runtime.content import (
     ResourceContent,
@@ -22,68 +25,70 @@ from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer
 from .client import KitchenSinkClient
 from .handlers import Handlers
-from .models import (
-    AdditionalPropertiesInput,
-    AdditionalPropertiesInputClosed,
-    AdditionalPropertiesInputOpen,
-    AdditionalPropertiesInputOpenTrue,
-    AdditionalPropertiesOutput,
-    AdditionalPropertiesOutputClosed,
-    AdditionalPropertiesOutputOpen,
-    AdditionalPropertiesOutputOpenTrue,
-    Address,
-    ArrayOutputInput,
-    ArrayOutputOutput,
-    BigNumbersInput,
-    BigNumbersOutput,
-    BooleanSchemasInput,
-    BooleanSchemasInputBox,
-    BooleanSchemasInputClosed,
-    BooleanSchemasOutput,
-    BooleanSchemasOutputBox,
-    BooleanSchemasOutputClosed,
-    Both,
-    Color,
-    CombinatorsInput,
-    CombinatorsOutput,
-    ConditionalsInput,
-    ConditionalsOutput,
-    Contact,
-    DefaultsInput,
-    DefaultsOutput,
-    LettersInput,
-    LettersOutput,
-    LettersOutputInput,
-    LettersOutputOutput,
-    LocalRefsInput,
-    LocalRefsInputPoint,
-    LocalRefsOutput,
-    LocalRefsOutputPoint,
-    NullablesInput,
-    NullablesOutput,
-    PatternPropertiesInput,
-    PatternPropertiesOutput,
-    PythonNamesInput,
-    PythonNamesOutput,
-    RecursiveRefInput,
-    RecursiveRefOutput,
-    RefOutputInput,
-    RefOutputOutput,
-    ShapesInput,
-    ShapesInputShape,
-    ShapesInputShape1,
-    ShapesOutput,
-    SharedDefinitionsInput,
-    SharedDefinitionsOutput,
-    TextOnlyInput,
-    TuplesInput,
-    TuplesOutput,
-    TypeArraysInput,
-    TypeArraysOutput,
-    UnevaluatedInput,
-    UnevaluatedOutput,
-)
 from .server import create_app, create_server, run
+
+if TYPE_CHECKING:
+    from .models import (
+        AdditionalPropertiesInput,
+        AdditionalPropertiesInputClosed,
+        AdditionalPropertiesInputOpen,
+        AdditionalPropertiesInputOpenTrue,
+        AdditionalPropertiesOutput,
+        AdditionalPropertiesOutputClosed,
+        AdditionalPropertiesOutputOpen,
+        AdditionalPropertiesOutputOpenTrue,
+        Address,
+        ArrayOutputInput,
+        ArrayOutputOutput,
+        BigNumbersInput,
+        BigNumbersOutput,
+        BooleanSchemasInput,
+        BooleanSchemasInputBox,
+        BooleanSchemasInputClosed,
+        BooleanSchemasOutput,
+        BooleanSchemasOutputBox,
+        BooleanSchemasOutputClosed,
+        Both,
+        Color,
+        CombinatorsInput,
+        CombinatorsOutput,
+        ConditionalsInput,
+        ConditionalsOutput,
+        Contact,
+        DefaultsInput,
+        DefaultsOutput,
+        LettersInput,
+        LettersOutput,
+        LettersOutputInput,
+        LettersOutputOutput,
+        LocalRefsInput,
+        LocalRefsInputPoint,
+        LocalRefsOutput,
+        LocalRefsOutputPoint,
+        NullablesInput,
+        NullablesOutput,
+        PatternPropertiesInput,
+        PatternPropertiesOutput,
+        PythonNamesInput,
+        PythonNamesOutput,
+        RecursiveRefInput,
+        RecursiveRefOutput,
+        RefOutputInput,
+        RefOutputOutput,
+        ShapesInput,
+        ShapesInputShape,
+        ShapesInputShape1,
+        ShapesOutput,
+        SharedDefinitionsInput,
+        SharedDefinitionsOutput,
+        TextOnlyInput,
+        TuplesInput,
+        TuplesOutput,
+        TypeArraysInput,
+        TypeArraysOutput,
+        UnevaluatedInput,
+        UnevaluatedOutput,
+    )
 
 __all__ = [
     "AdditionalPropertiesInput",
@@ -168,3 +173,10 @@ __all__ = [
     "sampling",
     "text",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The spec's models, each imported when first asked for (see models/__init__.py)."""
+    if name in _models.__all__:
+        return getattr(_models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,64 +20,44 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.shared.dispatcher import ProgressFnT
 
+from . import models as _models
 from ._runtime import client as _client
-from .models import (
-    AdditionalPropertiesInput,
-    AdditionalPropertiesInputClosed,
-    AdditionalPropertiesInputOpen,
-    AdditionalPropertiesInputOpenTrue,
-    AdditionalPropertiesOutput,
-    Address,
-    ArrayOutputInput,
-    ArrayOutputOutput,
-    BigNumbersInput,
-    BigNumbersOutput,
-    BooleanSchemasInput,
-    BooleanSchemasInputBox,
-    BooleanSchemasInputClosed,
-    BooleanSchemasOutput,
-    Both,
-    CombinatorsInput,
-    CombinatorsOutput,
-    ConditionalsInput,
-    ConditionalsOutput,
-    Contact,
-    DefaultsInput,
-    DefaultsOutput,
-    LettersInput,
-    LettersOutput,
-    LettersOutputInput,
-    LettersOutputOutput,
-    LocalRefsInput,
-    LocalRefsInputPoint,
-    LocalRefsOutput,
-    NullablesInput,
-    NullablesOutput,
-    PatternPropertiesInput,
-    PatternPropertiesOutput,
-    PythonNamesInput,
-    PythonNamesOutput,
-    RecursiveRefInput,
-    RecursiveRefOutput,
-    RefOutputInput,
-    RefOutputOutput,
-    ShapesInput,
-    ShapesInputShape,
-    ShapesInputShape1,
-    ShapesOutput,
-    SharedDefinitionsInput,
-    SharedDefinitionsOutput,
-    TextOnlyInput,
-    TuplesInput,
-    TuplesOutput,
-    TypeArraysInput,
-    TypeArraysOutput,
-    UnevaluatedInput,
-    UnevaluatedOutput,
-)
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
+
+    from .models import (
+        AdditionalPropertiesInputClosed,
+        AdditionalPropertiesInputOpen,
+        AdditionalPropertiesInputOpenTrue,
+        AdditionalPropertiesOutput,
+        Address,
+        BigNumbersOutput,
+        BooleanSchemasInputBox,
+        BooleanSchemasInputClosed,
+        BooleanSchemasOutput,
+        Both,
+        CombinatorsOutput,
+        ConditionalsOutput,
+        Contact,
+        DefaultsOutput,
+        LettersOutput,
+        LettersOutputOutput,
+        LocalRefsInputPoint,
+        LocalRefsOutput,
+        NullablesOutput,
+        PatternPropertiesOutput,
+        PythonNamesOutput,
+        RecursiveRefInput,
+        RecursiveRefOutput,
+        ShapesInputShape,
+        ShapesInputShape1,
+        ShapesOutput,
+        SharedDefinitionsOutput,
+        TuplesOutput,
+        TypeArraysOutput,
+        UnevaluatedOutput,
+    )
 
 Mode = Literal["auto", "legacy"]
 
@@ -143,7 +123,7 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> NullablesOutput:
         """Call tool `nullables`: Echoes nullable fields."""
-        arguments = NullablesInput.model_validate(
+        arguments = _models.NullablesInput.model_validate(
             {
                 "name": name,
                 "count": count,
@@ -154,7 +134,7 @@ class KitchenSinkClient:
             "nullables", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("nullables", result, wrapped=False)
-        return NullablesOutput.model_validate(value)
+        return _models.NullablesOutput.model_validate(value)
 
     async def type_arrays(
         self,
@@ -165,14 +145,14 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> TypeArraysOutput:
         """Call tool `type_arrays`: Echoes values of several types."""
-        arguments = TypeArraysInput.model_validate(
+        arguments = _models.TypeArraysInput.model_validate(
             {"scalar": scalar, **_client.present({"amount": amount, "shape": shape})}
         )
         result = await self.client.call_tool(
             "type_arrays", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("type_arrays", result, wrapped=False)
-        return TypeArraysOutput.model_validate(value)
+        return _models.TypeArraysOutput.model_validate(value)
 
     async def boolean_schemas(
         self,
@@ -184,7 +164,7 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> BooleanSchemasOutput:
         """Call tool `boolean_schemas`: Echoes values checked by boolean subschemas."""
-        arguments = BooleanSchemasInput.model_validate(
+        arguments = _models.BooleanSchemasInput.model_validate(
             {
                 "box": box,
                 **_client.present({"pair": pair, "open": open, "closed": closed}),
@@ -194,42 +174,42 @@ class KitchenSinkClient:
             "boolean_schemas", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("boolean_schemas", result, wrapped=False)
-        return BooleanSchemasOutput.model_validate(value)
+        return _models.BooleanSchemasOutput.model_validate(value)
 
     async def letters(
         self, *, word: str, on_progress: ProgressFnT | None = None
     ) -> LettersOutput:
         """Call tool `letters`: Counts the letters of a word made of letters only."""
-        arguments = LettersInput.model_validate({"word": word})
+        arguments = _models.LettersInput.model_validate({"word": word})
         result = await self.client.call_tool(
             "letters", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("letters", result, wrapped=False)
-        return LettersOutput.model_validate(value)
+        return _models.LettersOutput.model_validate(value)
 
     async def letters_output(
         self, *, word: str, on_progress: ProgressFnT | None = None
     ) -> LettersOutputOutput:
         """Call tool `letters_output`: Echoes a word made of letters only."""
-        arguments = LettersOutputInput.model_validate({"word": word})
+        arguments = _models.LettersOutputInput.model_validate({"word": word})
         result = await self.client.call_tool(
             "letters_output", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("letters_output", result, wrapped=False)
-        return LettersOutputOutput.model_validate(value)
+        return _models.LettersOutputOutput.model_validate(value)
 
     async def pattern_properties(
         self, *, on_progress: ProgressFnT | None = None
     ) -> PatternPropertiesOutput:
         """Call tool `pattern_properties`: Sums the numeric properties, echoing the labels."""
-        arguments = PatternPropertiesInput.model_validate({})
+        arguments = _models.PatternPropertiesInput.model_validate({})
         result = await self.client.call_tool(
             "pattern_properties",
             _client.to_json(arguments),
             progress_callback=on_progress,
         )
         value = _client.structured_result("pattern_properties", result, wrapped=False)
-        return PatternPropertiesOutput.model_validate(value)
+        return _models.PatternPropertiesOutput.model_validate(value)
 
     async def local_refs(
         self,
@@ -240,14 +220,14 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> LocalRefsOutput:
         """Call tool `local_refs`: Counts the points of a path."""
-        arguments = LocalRefsInput.model_validate(
+        arguments = _models.LocalRefsInput.model_validate(
             {"start": start, "end": end, **_client.present({"via": via})}
         )
         result = await self.client.call_tool(
             "local_refs", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("local_refs", result, wrapped=False)
-        return LocalRefsOutput.model_validate(value)
+        return _models.LocalRefsOutput.model_validate(value)
 
     async def recursive_ref(
         self,
@@ -257,14 +237,14 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> RecursiveRefOutput:
         """Call tool `recursive_ref`: Measures the depth of a tree."""
-        arguments = RecursiveRefInput.model_validate(
+        arguments = _models.RecursiveRefInput.model_validate(
             {"label": label, **_client.present({"children": children})}
         )
         result = await self.client.call_tool(
             "recursive_ref", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("recursive_ref", result, wrapped=False)
-        return RecursiveRefOutput.model_validate(value)
+        return _models.RecursiveRefOutput.model_validate(value)
 
     async def shared_definitions(
         self,
@@ -276,7 +256,7 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> SharedDefinitionsOutput:
         """Call tool `shared_definitions`: Echoes a contact with its favourite colours."""
-        arguments = SharedDefinitionsInput.model_validate(
+        arguments = _models.SharedDefinitionsInput.model_validate(
             {
                 "contact": contact,
                 "favourite": favourite,
@@ -290,18 +270,18 @@ class KitchenSinkClient:
             progress_callback=on_progress,
         )
         value = _client.structured_result("shared_definitions", result, wrapped=False)
-        return SharedDefinitionsOutput.model_validate(value)
+        return _models.SharedDefinitionsOutput.model_validate(value)
 
     async def ref_output(
         self, *, address: Address, on_progress: ProgressFnT | None = None
     ) -> Address:
         """Call tool `ref_output`: Returns the address it was given, with the default country filled in."""
-        arguments = RefOutputInput.model_validate({"address": address})
+        arguments = _models.RefOutputInput.model_validate({"address": address})
         result = await self.client.call_tool(
             "ref_output", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("ref_output", result, wrapped=False)
-        return RefOutputOutput.model_validate(value).root
+        return _models.RefOutputOutput.model_validate(value).root
 
     async def array_output(
         self,
@@ -311,14 +291,14 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> list[Literal["red", "green", "blue"]]:
         """Call tool `array_output`: Lists the colours, optionally without one."""
-        arguments = ArrayOutputInput.model_validate(
+        arguments = _models.ArrayOutputInput.model_validate(
             {"repeat": repeat, **_client.present({"without": without})}
         )
         result = await self.client.call_tool(
             "array_output", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("array_output", result, wrapped=True)
-        return ArrayOutputOutput.model_validate(value).root
+        return _models.ArrayOutputOutput.model_validate(value).root
 
     async def combinators(
         self,
@@ -330,7 +310,7 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> CombinatorsOutput:
         """Call tool `combinators`: Echoes values built with allOf, anyOf, oneOf and not."""
-        arguments = CombinatorsInput.model_validate(
+        arguments = _models.CombinatorsInput.model_validate(
             {
                 "both": both,
                 "either": either,
@@ -342,7 +322,7 @@ class KitchenSinkClient:
             "combinators", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("combinators", result, wrapped=False)
-        return CombinatorsOutput.model_validate(value)
+        return _models.CombinatorsOutput.model_validate(value)
 
     async def shapes(
         self,
@@ -351,12 +331,12 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> ShapesOutput:
         """Call tool `shapes`: Computes the area of a circle or a rectangle."""
-        arguments = ShapesInput.model_validate({"shape": shape})
+        arguments = _models.ShapesInput.model_validate({"shape": shape})
         result = await self.client.call_tool(
             "shapes", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("shapes", result, wrapped=False)
-        return ShapesOutput.model_validate(value)
+        return _models.ShapesOutput.model_validate(value)
 
     async def conditionals(
         self,
@@ -371,7 +351,7 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> ConditionalsOutput:
         """Call tool `conditionals`: Describes a delivery, whose fields depend on one another."""
-        arguments = ConditionalsInput.model_validate(
+        arguments = _models.ConditionalsInput.model_validate(
             {
                 "method": method,
                 **_client.present(
@@ -390,20 +370,20 @@ class KitchenSinkClient:
             "conditionals", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("conditionals", result, wrapped=False)
-        return ConditionalsOutput.model_validate(value)
+        return _models.ConditionalsOutput.model_validate(value)
 
     async def unevaluated(
         self, *, id: int, tag: str | None = None, on_progress: ProgressFnT | None = None
     ) -> UnevaluatedOutput:
         """Call tool `unevaluated`: Echoes a record whose properties come from allOf branches."""
-        arguments = UnevaluatedInput.model_validate(
+        arguments = _models.UnevaluatedInput.model_validate(
             {"id": id, **_client.present({"tag": tag})}
         )
         result = await self.client.call_tool(
             "unevaluated", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("unevaluated", result, wrapped=False)
-        return UnevaluatedOutput.model_validate(value)
+        return _models.UnevaluatedOutput.model_validate(value)
 
     async def tuples(
         self,
@@ -414,14 +394,14 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> TuplesOutput:
         """Call tool `tuples`: Echoes a labelled point and a version constant."""
-        arguments = TuplesInput.model_validate(
+        arguments = _models.TuplesInput.model_validate(
             {"point": point, "version": version, **_client.present({"mode": mode})}
         )
         result = await self.client.call_tool(
             "tuples", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("tuples", result, wrapped=False)
-        return TuplesOutput.model_validate(value)
+        return _models.TuplesOutput.model_validate(value)
 
     async def big_numbers(
         self,
@@ -431,14 +411,14 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> BigNumbersOutput:
         """Call tool `big_numbers`: Adds one to a big integer."""
-        arguments = BigNumbersInput.model_validate(
+        arguments = _models.BigNumbersInput.model_validate(
             {"value": value_, **_client.present({"ratio": ratio})}
         )
         result = await self.client.call_tool(
             "big_numbers", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("big_numbers", result, wrapped=False)
-        return BigNumbersOutput.model_validate(value)
+        return _models.BigNumbersOutput.model_validate(value)
 
     async def defaults(
         self,
@@ -451,7 +431,7 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> DefaultsOutput:
         """Call tool `defaults`: Reports the effective settings, defaults filled in."""
-        arguments = DefaultsInput.model_validate(
+        arguments = _models.DefaultsInput.model_validate(
             {
                 "title": title,
                 "retries": retries,
@@ -464,7 +444,7 @@ class KitchenSinkClient:
             "defaults", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("defaults", result, wrapped=False)
-        return DefaultsOutput.model_validate(value)
+        return _models.DefaultsOutput.model_validate(value)
 
     async def additional_properties(
         self,
@@ -476,7 +456,7 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> AdditionalPropertiesOutput:
         """Call tool `additional_properties`: Echoes objects with open, closed and typed additional properties."""
-        arguments = AdditionalPropertiesInput.model_validate(
+        arguments = _models.AdditionalPropertiesInput.model_validate(
             {
                 "open": open,
                 "closed": closed,
@@ -492,7 +472,7 @@ class KitchenSinkClient:
         value = _client.structured_result(
             "additional_properties", result, wrapped=False
         )
-        return AdditionalPropertiesOutput.model_validate(value)
+        return _models.AdditionalPropertiesOutput.model_validate(value)
 
     async def python_names(
         self,
@@ -506,7 +486,7 @@ class KitchenSinkClient:
         on_progress: ProgressFnT | None = None,
     ) -> PythonNamesOutput:
         """Call tool `python_names`: Echoes properties whose names are not Python identifiers."""
-        arguments = PythonNamesInput.model_validate(
+        arguments = _models.PythonNamesInput.model_validate(
             {
                 "from_": from_,
                 **_client.present(
@@ -524,13 +504,13 @@ class KitchenSinkClient:
             "python_names", _client.to_json(arguments), progress_callback=on_progress
         )
         value = _client.structured_result("python_names", result, wrapped=False)
-        return PythonNamesOutput.model_validate(value)
+        return _models.PythonNamesOutput.model_validate(value)
 
     async def text_only(
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `text_only`: Says how many arguments it got."""
-        arguments = TextOnlyInput.model_validate({})
+        arguments = _models.TextOnlyInput.model_validate({})
         result = await self.client.call_tool(
             "text_only", _client.to_json(arguments), progress_callback=on_progress
         )

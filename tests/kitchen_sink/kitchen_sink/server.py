@@ -15,54 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import models
 from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer, build_server
 from ._runtime.serving import http_app, serve
 from ._runtime.tools import ToolBinding
 from .handlers import Handlers
-from .models import (
-    AdditionalPropertiesInput,
-    AdditionalPropertiesOutput,
-    ArrayOutputInput,
-    ArrayOutputOutput,
-    BigNumbersInput,
-    BigNumbersOutput,
-    BooleanSchemasInput,
-    BooleanSchemasOutput,
-    CombinatorsInput,
-    CombinatorsOutput,
-    ConditionalsInput,
-    ConditionalsOutput,
-    DefaultsInput,
-    DefaultsOutput,
-    LettersInput,
-    LettersOutput,
-    LettersOutputInput,
-    LettersOutputOutput,
-    LocalRefsInput,
-    LocalRefsOutput,
-    NullablesInput,
-    NullablesOutput,
-    PatternPropertiesInput,
-    PatternPropertiesOutput,
-    PythonNamesInput,
-    PythonNamesOutput,
-    RecursiveRefInput,
-    RecursiveRefOutput,
-    RefOutputInput,
-    RefOutputOutput,
-    ShapesInput,
-    ShapesOutput,
-    SharedDefinitionsInput,
-    SharedDefinitionsOutput,
-    TextOnlyInput,
-    TuplesInput,
-    TuplesOutput,
-    TypeArraysInput,
-    TypeArraysOutput,
-    UnevaluatedInput,
-    UnevaluatedOutput,
-)
 
 
 def create_server(
@@ -77,64 +35,103 @@ def create_server(
         __package__,
         tools={
             "nullables": ToolBinding(
-                handlers.nullables, NullablesInput, NullablesOutput
+                handlers.nullables,
+                lambda: models.NullablesInput,
+                lambda: models.NullablesOutput,
             ),
             "type_arrays": ToolBinding(
-                handlers.type_arrays, TypeArraysInput, TypeArraysOutput
+                handlers.type_arrays,
+                lambda: models.TypeArraysInput,
+                lambda: models.TypeArraysOutput,
             ),
             "boolean_schemas": ToolBinding(
-                handlers.boolean_schemas, BooleanSchemasInput, BooleanSchemasOutput
+                handlers.boolean_schemas,
+                lambda: models.BooleanSchemasInput,
+                lambda: models.BooleanSchemasOutput,
             ),
-            "letters": ToolBinding(handlers.letters, LettersInput, LettersOutput),
+            "letters": ToolBinding(
+                handlers.letters,
+                lambda: models.LettersInput,
+                lambda: models.LettersOutput,
+            ),
             "letters_output": ToolBinding(
-                handlers.letters_output, LettersOutputInput, LettersOutputOutput
+                handlers.letters_output,
+                lambda: models.LettersOutputInput,
+                lambda: models.LettersOutputOutput,
             ),
             "pattern_properties": ToolBinding(
                 handlers.pattern_properties,
-                PatternPropertiesInput,
-                PatternPropertiesOutput,
+                lambda: models.PatternPropertiesInput,
+                lambda: models.PatternPropertiesOutput,
             ),
             "local_refs": ToolBinding(
-                handlers.local_refs, LocalRefsInput, LocalRefsOutput
+                handlers.local_refs,
+                lambda: models.LocalRefsInput,
+                lambda: models.LocalRefsOutput,
             ),
             "recursive_ref": ToolBinding(
-                handlers.recursive_ref, RecursiveRefInput, RecursiveRefOutput
+                handlers.recursive_ref,
+                lambda: models.RecursiveRefInput,
+                lambda: models.RecursiveRefOutput,
             ),
             "shared_definitions": ToolBinding(
                 handlers.shared_definitions,
-                SharedDefinitionsInput,
-                SharedDefinitionsOutput,
+                lambda: models.SharedDefinitionsInput,
+                lambda: models.SharedDefinitionsOutput,
             ),
             "ref_output": ToolBinding(
-                handlers.ref_output, RefOutputInput, RefOutputOutput
+                handlers.ref_output,
+                lambda: models.RefOutputInput,
+                lambda: models.RefOutputOutput,
             ),
             "array_output": ToolBinding(
-                handlers.array_output, ArrayOutputInput, ArrayOutputOutput, wrapped=True
+                handlers.array_output,
+                lambda: models.ArrayOutputInput,
+                lambda: models.ArrayOutputOutput,
+                wrapped=True,
             ),
             "combinators": ToolBinding(
-                handlers.combinators, CombinatorsInput, CombinatorsOutput
+                handlers.combinators,
+                lambda: models.CombinatorsInput,
+                lambda: models.CombinatorsOutput,
             ),
-            "shapes": ToolBinding(handlers.shapes, ShapesInput, ShapesOutput),
+            "shapes": ToolBinding(
+                handlers.shapes, lambda: models.ShapesInput, lambda: models.ShapesOutput
+            ),
             "conditionals": ToolBinding(
-                handlers.conditionals, ConditionalsInput, ConditionalsOutput
+                handlers.conditionals,
+                lambda: models.ConditionalsInput,
+                lambda: models.ConditionalsOutput,
             ),
             "unevaluated": ToolBinding(
-                handlers.unevaluated, UnevaluatedInput, UnevaluatedOutput
+                handlers.unevaluated,
+                lambda: models.UnevaluatedInput,
+                lambda: models.UnevaluatedOutput,
             ),
-            "tuples": ToolBinding(handlers.tuples, TuplesInput, TuplesOutput),
+            "tuples": ToolBinding(
+                handlers.tuples, lambda: models.TuplesInput, lambda: models.TuplesOutput
+            ),
             "big_numbers": ToolBinding(
-                handlers.big_numbers, BigNumbersInput, BigNumbersOutput
+                handlers.big_numbers,
+                lambda: models.BigNumbersInput,
+                lambda: models.BigNumbersOutput,
             ),
-            "defaults": ToolBinding(handlers.defaults, DefaultsInput, DefaultsOutput),
+            "defaults": ToolBinding(
+                handlers.defaults,
+                lambda: models.DefaultsInput,
+                lambda: models.DefaultsOutput,
+            ),
             "additional_properties": ToolBinding(
                 handlers.additional_properties,
-                AdditionalPropertiesInput,
-                AdditionalPropertiesOutput,
+                lambda: models.AdditionalPropertiesInput,
+                lambda: models.AdditionalPropertiesOutput,
             ),
             "python_names": ToolBinding(
-                handlers.python_names, PythonNamesInput, PythonNamesOutput
+                handlers.python_names,
+                lambda: models.PythonNamesInput,
+                lambda: models.PythonNamesOutput,
             ),
-            "text_only": ToolBinding(handlers.text_only, TextOnlyInput),
+            "text_only": ToolBinding(handlers.text_only, lambda: models.TextOnlyInput),
         },
         invalid_arguments="tool_error",
         limits=limits,

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel
 
 from .context import Context, InputRequired
 from .errors import INTERNAL_ERROR, INVALID_PARAMS
 from .guard import HandlerTimedOut, call_handler
 from .limits import bounded, clip, limits_of
 from .log import logger
+from .model_ref import ModelRef, model_of
 from .pagination import Pages
 
 if TYPE_CHECKING:  # server.py imports this module
@@ -46,7 +46,7 @@ class PromptBinding:
     (missing required or unknown ones are -32602).
     """
 
-    arguments_model: type[BaseModel] | None = None
+    arguments_model: ModelRef | None = None
     _: KW_ONLY
     messages: Sequence[Mapping[str, Any]] | None = None
     get: PromptHandler | None = None
@@ -151,7 +151,7 @@ class PromptTable:
         else:
             assert binding.get is not None
             args = (
-                binding.arguments_model.model_validate(arguments)
+                model_of(binding.arguments_model).model_validate(arguments)
                 if binding.arguments_model
                 else None
             )
