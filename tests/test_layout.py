@@ -12,7 +12,8 @@ from helpers import ROOT
 PACKAGE = ROOT / "mcpgen"
 
 # The pipeline's stages in order; a module may import its own stage and earlier ones only.
-STAGES = {"spec": 1, "check": 2, "ir": 3, "render": 4, "write": 5, "pipeline": 6, "cli": 7, "__main__": 8}
+# `compare` (mcpgen diff) sits beside `write`: both use what render knows, neither the other.
+STAGES = {"spec": 1, "check": 2, "ir": 3, "render": 4, "write": 5, "compare": 5, "pipeline": 6, "cli": 7, "__main__": 8}
 SHARED = 0  # mcpgen/__init__, diagnostics, hashing, handler_changes: used by any stage
 
 
