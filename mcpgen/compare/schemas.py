@@ -38,7 +38,7 @@ _LOWER_BOUNDS = {"minimum": "exclusiveMinimum", "minLength": None, "minItems": N
 _UPPER_BOUNDS = {"maximum": "exclusiveMaximum", "maxLength": None, "maxItems": None, "maxProperties": None}
 _HANDLED = frozenset(
     {"$ref", "type", "nullable", "enum", "const", "required", "properties", "additionalProperties"}
-    | {"multipleOf", "uniqueItems", "pattern", "format", "items", "anyOf", "oneOf", "allOf"}
+    | {"multipleOf", "uniqueItems", "pattern", "format", "items", "prefixItems", "anyOf", "oneOf", "allOf"}
     | set(_LOWER_BOUNDS) | set(_UPPER_BOUNDS)
     | {key for key in (*_LOWER_BOUNDS.values(), *_UPPER_BOUNDS.values()) if key}
 )  # fmt: skip
