@@ -346,3 +346,150 @@ def test_a_resource_content_schema_is_an_output(tmp_path: Path) -> None:
 def test_a_template_variable_change_is_described(tmp_path: Path) -> None:
     [change] = wire_changes(tmp_path, resource_spec(uriTemplate="a://{id}"), resource_spec(uriTemplate="a://{key}"))
     assert "variable(s) id removed" in change.message and "variable(s) key added" in change.message
+
+
+# --- CODE, the command line, --against (these generate models: slow) -----------------------------
+
+
+def run_diff(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
+    status = main(["diff", *arguments])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def both(tmp_path: Path, old: str, new: str) -> tuple[str, str]:
+    return str(write_spec(tmp_path, old, "old.yaml")), str(write_spec(tmp_path, new, "new.yaml"))
+
+
+SEARCH = """\
+mcpgen: 1
+server: {name: demo, version: "1"}
+tools:
+  search:
+    inputSchema:
+      type: object
+      properties:
+        query: {type: string}
+        limit: {type: integer}
+      required: [query]
+"""
+
+
+@pytest.mark.slow  # generates models for both specs
+def test_a_renamed_tool_renames_its_methods(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_diff(capsys, "--format", "json", *both(tmp_path, SEARCH, SEARCH.replace("search:", "find:")))
+    found = {(c["rule"], c["severity"], c["message"]) for c in json.loads(out)}
+    assert status == 1
+    assert ("WIRE/tool-renamed", "error", "tool 'search' renamed to 'find'") in found
+    assert ("CODE/method-renamed", "error", "method `search` is now `find`") in found
+    assert ("CODE/model-renamed", "error", "model `SearchInput` is now `FindInput`") in found
+
+
+@pytest.mark.slow  # generates models for both specs
+def test_a_renamed_property_renames_its_field_and_keyword(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    new = SEARCH.replace("limit: {type: integer}", "max_results: {type: integer}")
+    status, out, _ = run_diff(capsys, "--format", "json", *both(tmp_path, SEARCH, new))
+    found = {(c["rule"], c["severity"], c["message"]) for c in json.loads(out)}
+    assert ("CODE/field-renamed", "error", "`SearchInput.limit` is now `max_results`") in found
+    assert ("CODE/parameter-removed", "error", "`DemoClient.search` lost keyword `limit`") in found
+    assert ("CODE/parameter-added", "info", "`DemoClient.search` gained optional keyword `max_results: int | None`") in found
+    assert status == 1
+
+
+@pytest.mark.slow  # generates models for both specs
+def test_text_lines_json_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = both(tmp_path, SEARCH, SEARCH.replace("required: [query]", "required: [query, limit]"))
+    status, out, err = run_diff(capsys, old, new)
+    assert status == 1
+    line = next(line for line in out.splitlines() if "WIRE/required-added" in line)
+    assert line == (
+        f"{new}:10:7: error: WIRE tools.search.inputSchema.required: 'limit' is now required; "
+        "clients that omit it are rejected [WIRE/required-added]"
+    )
+    assert "breaking changes found" in err
+    status, out, _ = run_diff(capsys, "--format", "json", old, new)
+    entries = json.loads(out)
+    assert {"file", "line", "column", "severity", "category", "rule", "target", "message", "reason", "id"} <= set(entries[0])
+    assert any(e["id"] == "WIRE/required-added@tools.search.inputSchema.required" and e["category"] == "WIRE" for e in entries)
+    assert any(e["category"] == "CODE" for e in entries)
+    # A new optional argument breaks no client and no code: exit 0, the change still reported.
+    status, out, _ = run_diff(capsys, old, write_spec(tmp_path, SEARCH.replace("properties:", "properties:\n        page: {type: integer}"), "more.yaml").as_posix())
+    assert status == 0 and "info: WIRE tools.search.inputSchema.properties.page: property 'page' added" in out
+    assert run_diff(capsys, old, old)[:2] == (0, "")
+
+
+@pytest.mark.slow  # generates models for both specs
+def test_allow_ids_rules_lists_and_allow_breaking(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = both(tmp_path, SEARCH, SEARCH.replace("required: [query]", "required: [query, limit]"))
+    _, out, _ = run_diff(capsys, "--format", "json", old, new)
+    ids = [e["id"] for e in json.loads(out) if e["severity"] != "info"]
+    assert len(ids) > 1
+    status, _, _ = run_diff(capsys, "--allow", ids[0], old, new)
+    assert status == 1  # the others are not allowed
+    allow_list = tmp_path / "allowed.txt"
+    allow_list.write_text("# accepted in review\n" + "\n".join(ids[1:]) + "\n")
+    status, out, err = run_diff(capsys, "--allow", ids[0], "--allow-list", str(allow_list), old, new)
+    assert status == 0 and out.count("(allowed)") == len(ids)
+    assert f"{len(ids)} allowed" in err
+    rules = {identifier.split("@")[0] for identifier in ids}
+    assert run_diff(capsys, *(f"--allow={rule}" for rule in rules), old, new)[0] == 0
+    assert run_diff(capsys, "--allow-breaking", old, new)[0] == 0
+
+
+@pytest.mark.slow  # generates models
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = str(write_spec(tmp_path, SEARCH))
+    status, _, err = run_diff(capsys, spec, str(tmp_path / "missing.yaml"))
+    assert status == 2 and "missing.yaml: no such spec file" in err
+    assert run_diff(capsys, spec)[0] == 2  # one spec without --against
+    assert run_diff(capsys, "--allow-list", str(tmp_path / "none.txt"), spec, spec)[0] == 2
+    status, _, err = run_diff(capsys, "--against", "HEAD", spec)
+    assert status == 2 and "not inside a git repository" in err
+
+
+def git(repository: Path, *arguments: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *arguments],
+        cwd=repository,
+        check=True,
+        capture_output=True,
+    )
+
+
+WITH_FILE = SEARCH + textwrap.dedent(
+    """\
+    resources:
+      notes:
+        uri: notes://all
+        mimeType: text/plain
+        file: ../docs/notes.txt
+    """
+)
+
+
+@pytest.mark.slow  # generates models, runs git
+def test_against_a_git_ref(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repository = tmp_path / "repo"
+    (repository / "docs").mkdir(parents=True)
+    (repository / "specs").mkdir()
+    (repository / "docs" / "notes.txt").write_text("notes\n")
+    spec = write_spec(repository / "specs", WITH_FILE)
+    git(repository, "init", "-q", "-b", "main")
+    git(repository, "add", ".")
+    git(repository, "commit", "-qm", "first")
+    assert run_diff(capsys, "--against", "main", str(spec))[:2] == (0, "")
+    # The tool replaced, the notes file moved: the old spec still loads, its file read from git.
+    (repository / "docs" / "notes.txt").unlink()
+    (repository / "notes.txt").write_text("notes\n")
+    new = WITH_FILE.replace("../docs/notes.txt", "../notes.txt").replace("search:", "lookup:")
+    write_spec(repository / "specs", new.replace("limit: {type: integer}", "limit: {type: number}"))
+    status, out, _ = run_diff(capsys, "--against", "main", str(spec))
+    assert status == 1
+    removed = next(line for line in out.splitlines() if "[WIRE/tool-removed]" in line)
+    assert removed.startswith("main:specs/spec.yaml:4:3: error: WIRE tools.search: tool 'search' removed;")
+    assert any(line.startswith(f"{spec}:4:3: info: WIRE tools.lookup: tool 'lookup' added") for line in out.splitlines())
+    status, _, err = run_diff(capsys, "--against", "no-such-branch", str(spec))
+    assert status == 2 and "'no-such-branch' is not a commit" in err
+    (repository / "specs" / "other.yaml").write_text(SEARCH)
+    status, _, err = run_diff(capsys, "--against", "main", str(repository / "specs" / "other.yaml"))
+    assert status == 2 and "specs/other.yaml does not exist at main" in err

@@ -55,6 +55,21 @@ def _parsed(signature: str) -> _Signature:
     return _Signature(keywords, ast.unparse(function.returns) if function.returns else "")
 
 
+def _members(annotation: str) -> set[str]:
+    """The members of a union annotation (`int | None` -> {"int", "None"})."""
+    if not annotation:
+        return set()
+    members: set[str] = set()
+    pending = [ast.parse(annotation, mode="eval").body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            pending += [node.left, node.right]
+        else:
+            members.add(ast.unparse(node))
+    return members
+
+
 def _methods(side: Generated) -> dict[str, _Method]:
     view = side.view
     handled_resources = {resource.name for resource in side.api.handler_resources}
@@ -146,10 +161,11 @@ def _compare_client(report: _Report, key: str, method: _Method, was: _Signature,
                 "callers that leave it out fail with a TypeError",
             )  # fmt: skip
         if annotation != new_annotation:
+            wider = _members(annotation) <= _members(new_annotation)
             report.add(
-                "CODE/parameter-type-changed", "warning", place, f"{key}.client.{keyword}",
+                "CODE/parameter-type-changed", "info" if wider else "warning", place, f"{key}.client.{keyword}",
                 f"`{name}`: `{keyword}: {annotation}` -> `{keyword}: {new_annotation}`",
-                "callers passing the old type may no longer type-check",
+                "what callers passed is still accepted" if wider else "callers passing the old type may no longer type-check",
             )  # fmt: skip
     for keyword, (annotation, has_default) in now.parameters.items():
         if keyword not in was.parameters:
