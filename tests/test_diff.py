@@ -80,11 +80,21 @@ RULES = {
     "exclusiveMinimum": ({"minimum": 0}, {"exclusiveMinimum": 0}, "WIRE/bound-tightened", "WIRE/bound-loosened"),
     "maximum": ({"type": "number"}, {"type": "number", "maximum": 10}, "WIRE/bound-tightened", "WIRE/bound-loosened"),
     "exclusiveMaximum": ({"maximum": 10}, {"exclusiveMaximum": 5}, "WIRE/bound-tightened", "WIRE/bound-loosened"),
-    "minLength": ({"type": "string"}, {"type": "string", "minLength": 1}, "WIRE/bound-tightened", "WIRE/bound-loosened"),
+    "minLength": (
+        {"type": "string"},
+        {"type": "string", "minLength": 1},
+        "WIRE/bound-tightened",
+        "WIRE/bound-loosened",
+    ),
     "maxLength": ({"maxLength": 10}, {"maxLength": 5}, "WIRE/bound-tightened", "WIRE/bound-loosened"),
     "minItems": ({"type": "array"}, {"type": "array", "minItems": 1}, "WIRE/bound-tightened", "WIRE/bound-loosened"),
     "maxItems": ({"maxItems": 3}, {"maxItems": 2}, "WIRE/bound-tightened", "WIRE/bound-loosened"),
-    "uniqueItems": ({"type": "array"}, {"type": "array", "uniqueItems": True}, "WIRE/unique-items-added", "WIRE/unique-items-removed"),
+    "uniqueItems": (
+        {"type": "array"},
+        {"type": "array", "uniqueItems": True},
+        "WIRE/unique-items-added",
+        "WIRE/unique-items-removed",
+    ),
     "pattern": ({"type": "string"}, {"type": "string", "pattern": "^a"}, "WIRE/pattern-added", "WIRE/pattern-removed"),
     "format": ({"type": "string"}, {"type": "string", "format": "email"}, "WIRE/format-added", "WIRE/format-removed"),
     "multipleOf": ({"multipleOf": 2}, {"multipleOf": 4}, "WIRE/multiple-of-changed", "WIRE/multiple-of-changed"),
@@ -167,7 +177,10 @@ UNDECIDABLE = {
         {"anyOf": [{"type": "boolean"}, {"type": "null"}, {"type": "array"}]},
     ),
     "multipleOf unrelated": ({"multipleOf": 2}, {"multipleOf": 3}),
-    "if/then": ({"if": {"type": "string"}, "then": {"minLength": 1}}, {"if": {"type": "string"}, "then": {"minLength": 2}}),
+    "if/then": (
+        {"if": {"type": "string"}, "then": {"minLength": 1}},
+        {"if": {"type": "string"}, "then": {"minLength": 2}},
+    ),
 }
 
 
@@ -200,7 +213,9 @@ def test_a_new_oneof_branch_may_make_a_value_match_twice(tmp_path: Path) -> None
         ),
     ],
 )
-def test_documentation_changes_are_information(tmp_path: Path, old: dict[str, Any], new: dict[str, Any], rule: str) -> None:
+def test_documentation_changes_are_information(
+    tmp_path: Path, old: dict[str, Any], new: dict[str, Any], rule: str
+) -> None:
     changes = wire_changes(tmp_path, value_tool(old), value_tool(new))
     assert {(c.rule, c.severity) for c in changes} == {(rule, "info")}
 
@@ -325,11 +340,18 @@ def resource_spec(**resource: Any) -> str:
     [
         ({"uri": "a://x"}, {"uri": "a://y"}, "WIRE/uri-changed", "error"),
         ({"uriTemplate": "a://{id}"}, {"uriTemplate": "a://{id}/{part}"}, "WIRE/uri-template-changed", "error"),
-        ({"uri": "a://x", "mimeType": "text/plain"}, {"uri": "a://x", "mimeType": "text/html"}, "WIRE/mime-type-changed", "error"),
+        (
+            {"uri": "a://x", "mimeType": "text/plain"},
+            {"uri": "a://x", "mimeType": "text/html"},
+            "WIRE/mime-type-changed",
+            "error",
+        ),
         ({"uri": "a://x"}, {"uriTemplate": "a://{id}"}, "WIRE/resource-removed", "error"),
     ],
 )
-def test_resources_and_templates(tmp_path: Path, old: dict[str, Any], new: dict[str, Any], rule: str, severity: str) -> None:
+def test_resources_and_templates(
+    tmp_path: Path, old: dict[str, Any], new: dict[str, Any], rule: str, severity: str
+) -> None:
     changes = wire_changes(tmp_path, resource_spec(**old), resource_spec(**new))
     assert (rule, severity) in {(c.rule, c.severity) for c in changes}
 
@@ -392,7 +414,11 @@ def test_a_renamed_property_renames_its_field_and_keyword(tmp_path: Path, capsys
     found = {(c["rule"], c["severity"], c["message"]) for c in json.loads(out)}
     assert ("CODE/field-renamed", "error", "`SearchInput.limit` is now `max_results`") in found
     assert ("CODE/parameter-removed", "error", "`DemoClient.search` lost keyword `limit`") in found
-    assert ("CODE/parameter-added", "info", "`DemoClient.search` gained optional keyword `max_results: int | None`") in found
+    assert (
+        "CODE/parameter-added",
+        "info",
+        "`DemoClient.search` gained optional keyword `max_results: int | None`",
+    ) in found
     assert status == 1
 
 
@@ -409,11 +435,21 @@ def test_text_lines_json_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFi
     assert "breaking changes found" in err
     status, out, _ = run_diff(capsys, "--format", "json", old, new)
     entries = json.loads(out)
-    assert {"file", "line", "column", "severity", "category", "rule", "target", "message", "reason", "id"} <= set(entries[0])
-    assert any(e["id"] == "WIRE/required-added@tools.search.inputSchema.required" and e["category"] == "WIRE" for e in entries)
+    assert {"file", "line", "column", "severity", "category", "rule", "target", "message", "reason", "id"} <= set(
+        entries[0]
+    )
+    assert any(
+        e["id"] == "WIRE/required-added@tools.search.inputSchema.required" and e["category"] == "WIRE" for e in entries
+    )
     assert any(e["category"] == "CODE" for e in entries)
     # A new optional argument breaks no client and no code: exit 0, the change still reported.
-    status, out, _ = run_diff(capsys, old, write_spec(tmp_path, SEARCH.replace("properties:", "properties:\n        page: {type: integer}"), "more.yaml").as_posix())
+    status, out, _ = run_diff(
+        capsys,
+        old,
+        write_spec(
+            tmp_path, SEARCH.replace("properties:", "properties:\n        page: {type: integer}"), "more.yaml"
+        ).as_posix(),
+    )
     assert status == 0 and "info: WIRE tools.search.inputSchema.properties.page: property 'page' added" in out
     assert run_diff(capsys, old, old)[:2] == (0, "")
 
@@ -456,15 +492,13 @@ def git(repository: Path, *arguments: str) -> None:
     )
 
 
-WITH_FILE = SEARCH + textwrap.dedent(
-    """\
+WITH_FILE = SEARCH + textwrap.dedent("""\
     resources:
       notes:
         uri: notes://all
         mimeType: text/plain
         file: ../docs/notes.txt
-    """
-)
+    """)
 
 
 @pytest.mark.slow  # generates models, runs git
@@ -487,7 +521,9 @@ def test_against_a_git_ref(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert status == 1
     removed = next(line for line in out.splitlines() if "[WIRE/tool-removed]" in line)
     assert removed.startswith("main:specs/spec.yaml:4:3: error: WIRE tools.search: tool 'search' removed;")
-    assert any(line.startswith(f"{spec}:4:3: info: WIRE tools.lookup: tool 'lookup' added") for line in out.splitlines())
+    assert any(
+        line.startswith(f"{spec}:4:3: info: WIRE tools.lookup: tool 'lookup' added") for line in out.splitlines()
+    )
     status, _, err = run_diff(capsys, "--against", "no-such-branch", str(spec))
     assert status == 2 and "'no-such-branch' is not a commit" in err
     (repository / "specs" / "other.yaml").write_text(SEARCH)

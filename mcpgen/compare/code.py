@@ -75,7 +75,9 @@ def _methods(side: Generated) -> dict[str, _Method]:
     handled_resources = {resource.name for resource in side.api.handler_resources}
 
     def tool(entity: ToolIR) -> _Method:
-        return _Method(entity.method, view.tool_signature(entity), view.client_tool(entity).signature, ("tools", entity.name))
+        return _Method(
+            entity.method, view.tool_signature(entity), view.client_tool(entity).signature, ("tools", entity.name)
+        )
 
     def resource(entity: ResourceIR) -> _Method:
         handler = view.resource_signature(entity) if entity.name in handled_resources else None
@@ -211,14 +213,20 @@ def _compare_models(report: _Report) -> None:
             )  # fmt: skip
 
 
-def _compare_fields(report: _Report, model: str, was: tuple[Field, ...], now: tuple[Field, ...], where: JsonPath) -> None:
+def _compare_fields(
+    report: _Report, model: str, was: tuple[Field, ...], now: tuple[Field, ...], where: JsonPath
+) -> None:
     before = {field.name: field for field in was}
     after = {field.name: field for field in now}
     gone = [field for field in was if field.name not in after]
     new = [field for field in now if field.name not in before]
     place = report.at_new(where)
     for field in gone:
-        twin = next((other for other in new if other.annotation == field.annotation), None) if len(gone) == len(new) else None
+        twin = (
+            next((other for other in new if other.annotation == field.annotation), None)
+            if len(gone) == len(new)
+            else None
+        )
         if twin is not None:
             new.remove(twin)
             report.add(

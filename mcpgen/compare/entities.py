@@ -38,7 +38,9 @@ class _Report:
     def at_old(self, path: tuple[str | int, ...]) -> Place:
         return Place(self.old.source, path)
 
-    def schemas(self, old: Json, old_path: tuple[str | int, ...], new: Json, new_path: tuple[str | int, ...], variance: Variance) -> None:
+    def schemas(
+        self, old: Json, old_path: tuple[str | int, ...], new: Json, new_path: tuple[str | int, ...], variance: Variance
+    ) -> None:
         comparison = SchemaComparison(self.old.definitions, self.new.definitions, variance)
         label = ".".join(str(part) for part in new_path)
         old_place, new_place = self.at_old(old_path), self.at_new(new_path)
@@ -98,7 +100,9 @@ def _matched(
     return pairs
 
 
-def _served_rest(report: _Report, old: Tool | Resource | Prompt, new: Tool | Resource | Prompt, handled: set[str]) -> None:
+def _served_rest(
+    report: _Report, old: Tool | Resource | Prompt, new: Tool | Resource | Prompt, handled: set[str]
+) -> None:
     """Served keys compared only as documentation: titles, descriptions, icons, `_meta`."""
     for key in dict.fromkeys([*old.served, *new.served]):
         if key in handled or key == "name":
@@ -133,7 +137,9 @@ def _tools(report: _Report) -> None:
     )
     for was, now in pairs:
         label = f"tools.{now.name}"
-        report.schemas(was.input_schema, was.path + ("inputSchema",), now.input_schema, now.path + ("inputSchema",), "input")
+        report.schemas(
+            was.input_schema, was.path + ("inputSchema",), now.input_schema, now.path + ("inputSchema",), "input"
+        )
         _output(report, was, now, label)
         before, after = _hints(was), _hints(now)
         annotations = now.path + ("annotations",)
@@ -142,7 +148,11 @@ def _tools(report: _Report) -> None:
                 "WIRE/read-only-removed", "error", report.at_new(annotations + ("readOnlyHint",)), f"{label}.annotations",
                 "no longer read-only", "clients that call it without asking, as it changed nothing, now let it change things",
             )  # fmt: skip
-        elif (not before["destructiveHint"] or before["readOnlyHint"]) and after["destructiveHint"] and not after["readOnlyHint"]:
+        elif (
+            (not before["destructiveHint"] or before["readOnlyHint"])
+            and after["destructiveHint"]
+            and not after["readOnlyHint"]
+        ):
             report.add(
                 "WIRE/destructive-added", "error", report.at_new(annotations), f"{label}.annotations",
                 "now destructive", "clients that call it without confirmation may now destroy data",
@@ -213,7 +223,10 @@ def _resource(report: _Report, was: Resource, now: Resource) -> None:
         gone = [name for name in before if name not in after]
         new = [name for name in after if name not in before]
         detail = "".join(
-            [f"; variable(s) {', '.join(gone)} removed" if gone else "", f"; variable(s) {', '.join(new)} added" if new else ""]
+            [
+                f"; variable(s) {', '.join(gone)} removed" if gone else "",
+                f"; variable(s) {', '.join(new)} added" if new else "",
+            ]
         )
         report.add(
             "WIRE/uri-template-changed", "error", report.at_new(now.path + ("uriTemplate",)), f"{label}.uriTemplate",

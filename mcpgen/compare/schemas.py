@@ -112,7 +112,11 @@ class SchemaComparison:
         else:
             reason = "clients receive a subset of what they were promised"
         # The new spec says where, unless the keyword is gone from it.
-        side = old if removed or (keyword is not None and _has(old.schema, keyword) and not _has(new.schema, keyword)) else new
+        side = (
+            old
+            if removed or (keyword is not None and _has(old.schema, keyword) and not _has(new.schema, keyword))
+            else new
+        )
         place = side.place.child(keyword) if keyword is not None and _has(side.schema, keyword) else side.place
         target = f"{new.label}.{keyword}" if keyword else new.label
         self.changes.append(
@@ -458,7 +462,9 @@ class SchemaComparison:
         if len(removed) == len(added) == 1:
             # One branch edited: compare it as itself, which is right for anyOf and as sound
             # as it gets for oneOf.
-            self.compare(old.child(before[removed[0]], keyword, removed[0]), new.child(after[added[0]], keyword, added[0]))
+            self.compare(
+                old.child(before[removed[0]], keyword, removed[0]), new.child(after[added[0]], keyword, added[0])
+            )
             return
         overlap = None if keyword == "oneOf" else False  # a new oneOf branch can make a value match twice
         self.report(
