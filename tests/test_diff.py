@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import write_spec
+from helpers import readme_block, write_spec
 
 from mcpgen.cli import main
 from mcpgen.compare.changes import Change
@@ -526,6 +526,14 @@ def test_against_a_git_ref(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     )
     status, _, err = run_diff(capsys, "--against", "no-such-branch", str(spec))
     assert status == 2 and "'no-such-branch' is not a commit" in err
+    # The README's CI recipe, on a clone's view of the main branch.
+    recipe = readme_block("yaml", "### Breaking changes")
+    assert "fetch-depth: 0" in recipe
+    command = next(line.split("run: ", 1)[1] for line in recipe.splitlines() if "mcpgen diff" in line)
+    arguments = command.split()[2:-1]
+    assert arguments == ["--against", "origin/main"]
+    git(repository, "update-ref", "refs/remotes/origin/main", "main")
+    assert run_diff(capsys, *arguments, str(spec))[0] == 1
     (repository / "specs" / "other.yaml").write_text(SEARCH)
     status, _, err = run_diff(capsys, "--against", "main", str(repository / "specs" / "other.yaml"))
     assert status == 2 and "specs/other.yaml does not exist at main" in err
