@@ -331,6 +331,37 @@ def test_prompt_arguments(tmp_path: Path, old: list[Any], new: list[Any], rule: 
     assert [(c.rule, c.severity) for c in changes] == [(rule, severity)]
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "forward", "backward"),
+    [
+        (
+            {"invalidArguments": "tool_error"},
+            {"invalidArguments": "protocol_error"},
+            ("WIRE/invalid-arguments-changed", "error"),
+            ("WIRE/invalid-arguments-changed", "error"),
+        ),
+        ({}, {"pageSize": 10}, ("WIRE/page-size-changed", "warning"), ("WIRE/page-size-changed", "info")),
+        ({"capabilities": {"logging": {}}}, {}, ("WIRE/capability-removed", "error"), None),
+        (
+            {"capabilities": {"tools": {"listChanged": True}}},
+            {"capabilities": {"tools": {"listChanged": False}}},
+            ("WIRE/capability-removed", "error"),
+            None,
+        ),
+    ],
+)
+def test_server_settings(
+    tmp_path: Path, old: dict[str, Any], new: dict[str, Any], forward: tuple[str, str], backward: tuple[str, str] | None
+) -> None:
+    def spec(server: dict[str, Any]) -> str:
+        return yaml.safe_dump({"mcpgen": 1, "server": {"name": "demo", "version": "1", **server}, "tools": {}})
+
+    assert [(c.rule, c.severity) for c in wire_changes(tmp_path, spec(old), spec(new))] == [forward]
+    assert [(c.rule, c.severity) for c in wire_changes(tmp_path, spec(new), spec(old))] == (
+        [backward] if backward else []
+    )
+
+
 def resource_spec(**resource: Any) -> str:
     return spec_text(resources={"r": resource})
 

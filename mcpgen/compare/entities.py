@@ -298,10 +298,47 @@ def _messages(prompt: Prompt) -> str | None:
     return canonical([[message.role, message.body] for message in prompt.messages])
 
 
+def _flags(capabilities: Json, prefix: str = "") -> dict[str, Json]:
+    """`{resources: {subscribe: true}}` as {"resources.subscribe": True}."""
+    flat: dict[str, Json] = {}
+    for key, value in (capabilities or {}).items():
+        if isinstance(value, dict) and value:
+            flat.update(_flags(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _server(report: _Report) -> None:
+    old, new = report.old.server, report.new.server
+    if old.invalid_arguments != new.invalid_arguments:
+        report.add(
+            "WIRE/invalid-arguments-changed", "error", report.at_new(("server", "invalidArguments")),
+            "server.invalidArguments", f"invalid arguments answered as {old.invalid_arguments} -> {new.invalid_arguments}",
+            "clients that handle the old kind of error get the other one",
+        )  # fmt: skip
+    if old.page_size != new.page_size:
+        paged = new.page_size is not None and (old.page_size is None or new.page_size < old.page_size)
+        report.add(
+            "WIRE/page-size-changed", "warning" if paged else "info", report.at_new(("server", "pageSize")),
+            "server.pageSize", f"pageSize {old.page_size} -> {new.page_size}",
+            "clients that ignore nextCursor now miss entries" if paged else "clients get longer pages",
+        )  # fmt: skip
+    before, after = _flags(old.capabilities), _flags(new.capabilities)
+    for flag, value in before.items():
+        if value is not False and after.get(flag, False) is False:
+            path = ("server", "capabilities", *flag.split("."))
+            report.add(
+                "WIRE/capability-removed", "error", report.at_old(path), f"server.capabilities.{flag}",
+                f"capability {flag} no longer declared", "clients that use it get a method-not-found error",
+            )  # fmt: skip
+
+
 def compare_wire(old: Spec, new: Spec) -> tuple[list[Change], dict[str, str]]:
     """Every WIRE change from `old` to `new`, and the entities in both: `tools.old_name` ->
     `tools.new_name` (renames included), for the CODE comparison."""
     report = _Report(old, new)
+    _server(report)
     _tools(report)
     _resources(report)
     _prompts(report)
