@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import readme_block, write_spec
+from helpers import ROOT, readme_block, write_spec
 
 from mcpgen.cli import main
 from mcpgen.compare.changes import Change
 from mcpgen.compare.entities import compare_wire
-from mcpgen.pipeline import load_spec
+from mcpgen.pipeline import diff, load_spec
 
 BASE = {"mcpgen": 1, "server": {"name": "demo", "version": "1"}}
 
@@ -568,3 +568,26 @@ def test_against_a_git_ref(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     (repository / "specs" / "other.yaml").write_text(SEARCH)
     status, _, err = run_diff(capsys, "--against", "main", str(repository / "specs" / "other.yaml"))
     assert status == 2 and "specs/other.yaml does not exist at main" in err
+
+
+@pytest.mark.parametrize("name", ["gift_server", "conformance", "kitchen_sink"])
+def test_a_spec_against_itself_has_no_wire_changes(name: str) -> None:
+    spec = load_spec(ROOT / "specs" / f"{name}.yaml")[0]
+    changes, pairs = compare_wire(spec, spec)
+    assert changes == []
+    assert pairs and all(old == new for old, new in pairs.items())  # every entity matched to itself
+
+
+@pytest.mark.slow  # generates the kitchen sink's models twice
+def test_the_kitchen_sink_against_itself_has_no_changes_at_all() -> None:
+    assert diff(ROOT / "specs" / "kitchen_sink.yaml", ROOT / "specs" / "kitchen_sink.yaml") == []
+
+
+@pytest.mark.slow  # generates models for both specs
+def test_a_resource_the_spec_now_answers_needs_no_handler(tmp_path: Path) -> None:
+    old = spec_text(resources={"notes": {"uri": "notes://all", "mimeType": "text/plain"}})
+    new = spec_text(resources={"notes": {"uri": "notes://all", "mimeType": "text/plain", "text": "hello"}})
+    changes = diff(*(Path(path) for path in both(tmp_path, old, new)))
+    assert [(c.rule, c.severity, c.message) for c in changes] == [
+        ("CODE/handler-removed", "info", "`Handlers.read_notes` is no longer called: the spec answers it")
+    ]

@@ -131,6 +131,12 @@ def _compare_methods(report: _Report, pairs: dict[str, str]) -> None:
                 f"`Handlers.{now.name}`: `{was.handler}` -> `{now.handler}`",
                 "Handlers subclasses must change their method to match (mypy flags them)",
             )  # fmt: skip
+        elif was.handler is not None and now.handler is None:
+            report.add(
+                "CODE/handler-removed", "info", report.at_new(now.path), f"{key}.handler",
+                f"`Handlers.{now.name}` is no longer called: the spec answers it",
+                "Handlers subclasses keep a method nobody calls; remove it",
+            )  # fmt: skip
         elif was.handler is None and now.handler is not None:
             report.add(
                 "CODE/method-added", "info", report.at_new(now.path), f"{key}.handler",

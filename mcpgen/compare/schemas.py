@@ -316,7 +316,11 @@ class SchemaComparison:
                 sends="clients that send it are rejected (additionalProperties is false)",
                 receives="clients that read it may get nothing, or a value of any shape",
                 removed=True,
-                safe="clients that still send it are not rejected: it is an undeclared property now",
+                safe=(
+                    "clients that still send it are not rejected: it is an undeclared property now"
+                    if self.variance == "input"
+                    else None
+                ),
             )
         for name, schema in after.items():
             if name in before:
