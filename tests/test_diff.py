@@ -193,6 +193,21 @@ def test_a_change_that_cannot_be_classified_is_potentially_breaking_both_ways(tm
             assert [c.severity for c in under(changes, prefix)] == ["warning"], (case, prefix)
 
 
+def test_a_draft_04_boolean_bound_is_potentially_breaking(tmp_path: Path) -> None:
+    def spec(exclusive: bool) -> str:
+        schema = {
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "type": "object",
+            "properties": {"n": {"type": "number", "minimum": 0, "exclusiveMinimum": exclusive}},
+        }
+        return spec_text(tools={"t": {"inputSchema": schema}})
+
+    changes = wire_changes(tmp_path, spec(False), spec(True))
+    assert [(c.rule, c.severity, c.target) for c in changes] == [
+        ("WIRE/keyword-changed", "warning", "tools.t.inputSchema.properties.n.exclusiveMinimum")
+    ]
+
+
 def test_a_new_oneof_branch_may_make_a_value_match_twice(tmp_path: Path) -> None:
     one = {"oneOf": [{"type": "string"}]}
     two = {"oneOf": [{"type": "string"}, {"maxLength": 3}]}
@@ -252,6 +267,16 @@ def test_a_change_in_a_shared_definition_is_reported_once_for_every_tool_that_re
         "tools.search.inputSchema.properties.filter -> definitions.Filter.properties.limit.maximum",
     ]
     assert {(c.rule, c.severity, c.position.line) for c in changes} == {("WIRE/bound-tightened", "error", 7)}
+
+
+def test_moving_a_schema_into_a_definition_changes_nothing(tmp_path: Path) -> None:
+    inline = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}}
+    old = spec_text(tools={"t": {"inputSchema": {"type": "object", "properties": {"f": inline}}}})
+    new = spec_text(
+        definitions={"F": inline},
+        tools={"t": {"inputSchema": {"type": "object", "properties": {"f": {"$ref": "#/definitions/F"}}}}},
+    )
+    assert wire_changes(tmp_path, old, new) == []
 
 
 def test_local_defs_are_followed(tmp_path: Path) -> None:
@@ -591,3 +616,17 @@ def test_a_resource_the_spec_now_answers_needs_no_handler(tmp_path: Path) -> Non
     assert [(c.rule, c.severity, c.message) for c in changes] == [
         ("CODE/handler-removed", "info", "`Handlers.read_notes` is no longer called: the spec answers it")
     ]
+
+
+@pytest.mark.slow  # generates models for both specs
+def test_a_definition_that_stops_being_a_class(tmp_path: Path) -> None:
+    def spec(definition: dict[str, Any]) -> str:
+        schema = {"type": "object", "properties": {"size": {"$ref": "#/definitions/Size"}}}
+        return spec_text(definitions={"Size": definition}, tools={"t": {"inputSchema": schema}})
+
+    old = spec({"type": "object", "properties": {"cm": {"type": "integer"}}})
+    changes = diff(*(Path(path) for path in both(tmp_path, old, spec({"enum": ["S", "M"]}))))
+    assert ("CODE/model-type-changed", "error", "`Size` was a model class, is now a type alias") in {
+        (c.rule, c.severity, c.message) for c in changes
+    }
+    assert ("WIRE/enum-added", "error") in {(c.rule, c.severity) for c in changes}

@@ -202,6 +202,13 @@ def _compare_models(report: _Report) -> None:
     for name in old_names:
         where = old_sources.get(name, ())
         if name in new_names:
+            was, now = _shape(old_view, name), _shape(new_view, name)
+            if was != now:
+                report.add(
+                    "CODE/model-type-changed", "error", report.at_new(new_sources.get(name, ())), f"models.{name}",
+                    f"`{name}` was {was}, is now {now}", "code that builds or reads it the old way fails",
+                )  # fmt: skip
+                continue
             _compare_fields(report, name, fields(old_view, name), fields(new_view, name), new_sources.get(name, ()))
             continue
         before = fields(old_view, name)
@@ -217,6 +224,14 @@ def _compare_models(report: _Report) -> None:
                 "CODE/model-removed", "error", report.at_old(where), f"models.{name}", f"model `{name}` removed",
                 "code that imports or builds it fails",
             )  # fmt: skip
+
+
+def _shape(view: PythonView, name: str) -> str:
+    """What kind of Python object a model name is: a class with fields, a root model, or an alias."""
+    model = view.index.models.get(name)
+    if model is None:
+        return "a type alias"
+    return f"a root model of `{model.root}`" if model.root is not None else "a model class"
 
 
 def _compare_fields(

@@ -364,6 +364,15 @@ class SchemaComparison:
     def _bounds(self, old: Node, new: Node) -> None:
         for bounds, lower in ((_LOWER_BOUNDS, True), (_UPPER_BOUNDS, False)):
             for inclusive, exclusive in bounds.items():
+                keywords = [inclusive, *([exclusive] if exclusive else [])]
+                odd = [
+                    k for k in keywords if not _number_or_absent(old.schema, k) or not _number_or_absent(new.schema, k)
+                ]
+                if odd:  # draft-04's boolean `exclusiveMinimum`, say: compared as a whole
+                    for keyword in odd:
+                        if canonical(old.schema.get(keyword)) != canonical(new.schema.get(keyword)):
+                            self._generic(old, new, keyword)
+                    continue
                 before = _bound(old.schema, inclusive, exclusive, lower)
                 after = _bound(new.schema, inclusive, exclusive, lower)
                 if before == after:
@@ -606,6 +615,10 @@ def _extras(schema: dict[str, Json]) -> Literal["open", "schema", "closed"]:
 
 def _number(value: Json) -> float | None:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _number_or_absent(schema: dict[str, Json], keyword: str) -> bool:
+    return keyword not in schema or _number(schema[keyword]) is not None
 
 
 def _divides(step: float, multiple: float) -> bool:
