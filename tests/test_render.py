@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import (
@@ -23,6 +24,7 @@ from helpers import (
     package_files,
     write_spec,
 )
+from mcp import Client
 
 from mcpgen import __version__
 from mcpgen.pipeline import build
@@ -229,3 +231,62 @@ def test_a_missing_handler_method_fails_at_start_up() -> None:
         Incomplete()
     with pytest.raises(TypeError, match="Handlers subclass"):
         gift_server.create_server(object())
+
+
+@pytest.mark.slow  # builds with the real generator
+@pytest.mark.anyio
+async def test_a_nested_class_yields_its_name_to_a_tool_model(tmp_path: Path) -> None:
+    # The model generator names tool `a`'s nested object `b_input` AInputBInput, which is
+    # tool `a_input_b`'s input model: the nested class is renamed, and each tool is bound to
+    # its own model.
+    spec = write_spec(
+        tmp_path,
+        """\
+        mcpgen: 1
+        server: {name: clash, version: "1"}
+        tools:
+          a:
+            inputSchema:
+              type: object
+              properties:
+                b_input: {type: object, properties: {x: {type: integer}}, required: [x]}
+          a_input_b:
+            inputSchema: {type: object, properties: {y: {type: string}}, required: [y]}
+        """,
+    )
+    result = build_and_write(spec, tmp_path / "out")
+    index = index_models(result.files["models.py"].decode())
+    assert set(index.models) == {"AInput", "AInputBInput", "AInputBInput1"}
+    assert [field.name for field in index.models["AInputBInput"].fields] == ["y"]
+    with imported("clash", tmp_path / "out") as package:
+
+        class Echo(package.Handlers):  # type: ignore[name-defined,misc]
+            async def a(self, args: Any, ctx: Any) -> str:
+                return type(args.b_input).__name__ + str(args.b_input.x)
+
+            async def a_input_b(self, args: Any, ctx: Any) -> str:
+                return type(args).__name__ + args.y
+
+        async with Client(package.create_server(Echo()), mode="auto") as client:
+            nested = await client.call_tool("a", {"b_input": {"x": 1}})
+            own = await client.call_tool("a_input_b", {"y": "!"})
+    assert [nested.content[0].text, own.content[0].text] == ["AInputBInput11", "AInputBInput!"]
+
+
+@pytest.mark.slow  # builds with the real generator
+def test_model_groups_come_from_the_cache_and_give_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpgen.render import models as models_module
+
+    monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    cold = build(GIFT_SPEC, tmp_path / "cold", allow_outside=True).files
+    cached = sorted((tmp_path / "cache" / "models").rglob("*"))
+    assert [path for path in cached if path.is_file()], "the model groups were cached"
+
+    def no_generator(document: str, *, aliases: bool = False) -> str:
+        raise AssertionError("every model group should come from the cache")
+
+    monkeypatch.setattr(models_module, "generate_models", no_generator)
+    warm = build(GIFT_SPEC, tmp_path / "warm", allow_outside=True).files
+    assert warm == cold

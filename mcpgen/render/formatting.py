@@ -13,6 +13,7 @@ by worker processes when there are enough of them to repay starting the workers.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=88)
 PARALLEL_PIECES = 400
 
 
+@functools.cache
 def _identity() -> bytes:
     return f"black {version('black')} {BLACK_MODE!r}\n".encode()
 

@@ -12,28 +12,7 @@ from __future__ import annotations
 import json
 
 from mcpgen.ir.model import Api, Json
-from mcpgen.render.models import ModelRenderError, generate_models
-from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, ref_target
-
-
-def _references(schema: Json, models: dict[str, Json]) -> set[str]:
-    return {
-        name
-        for _, ref in iter_refs(schema)
-        if (name := ref_target(ref, LOCAL_PREFIX)) is not None and name in models
-    }
-
-
-def _closure(name: str, models: dict[str, Json]) -> set[str]:
-    """`name` and every model it uses, directly or not."""
-    needed = {name}
-    pending = [name]
-    while pending:
-        for used in _references(models[pending.pop()], models):
-            if used not in needed:
-                needed.add(used)
-                pending.append(used)
-    return needed
+from mcpgen.render.models import ModelRenderError, generate_models, referenced_models
 
 
 def _failure(names: set[str], models: dict[str, Json]) -> str | None:
@@ -51,7 +30,7 @@ def failing_models(api: Api) -> dict[str, str]:
     those that fail on their own although every model they use renders (or that fail
     together with the models of a reference cycle)."""
     models = api.model_schemas
-    closures = {name: _closure(name, models) for name in models}
+    closures = {name: set(referenced_models([name], models)) for name in models}
     failures: dict[str, str] = {}
     for name in models:
         message = _failure(closures[name], models)

@@ -1,17 +1,43 @@
-"""models.py: pydantic v2 models for every schema, from datamodel-code-generator in one call."""
+"""models.py: pydantic v2 models for every schema, from datamodel-code-generator.
+
+The model generator is the slowest stage of a build, so it runs once per *group* of models
+rather than once on the whole spec: the shared definitions form one group, and each tool,
+resource and prompt another, generated together with the definitions it references. Each
+group's output is cached by its input document and the generator's identity, so a rebuild
+after editing one tool generates one group; a build with many new groups spreads them over
+worker processes. The groups' classes are then joined into one module (the definitions
+first, as every other group may use them).
+
+Joining is checked, not assumed: a group repeats the classes of the definitions it uses,
+and those copies must be the definitions group's own text; no two groups may define the
+same name. When either fails (two tools whose nested classes happen to share a name), the
+models are generated in one call over the whole spec, which resolves such clashes itself.
+"""
 
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
+import io
 import json
 import logging
+import os
 import tempfile
+import tokenize
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from mcpgen.ir.model import Api
+from mcpgen import cache
+from mcpgen.ir.model import Api, Json
 from mcpgen.render.imports import Imports
-from mcpgen.spec.json_schema import iter_refs
+from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, ref_target
+
+# Below this many groups to generate, starting worker processes costs more than it saves.
+PARALLEL_GROUPS = 24
 
 
 class ModelRenderError(Exception):
@@ -26,10 +52,127 @@ def render_models(api: Api, header: str) -> str:
     """The source of models.py, unformatted, with its imports in the order ruff expects."""
     if not api.model_schemas:
         return f'{header}\n"""This spec declares no schemas, so there are no models."""\n'
-    source = generate_models(json.dumps({"$defs": api.model_schemas}), header)
-    imports = Imports()
-    aliases = _definition_aliases(api, source, imports)
-    return _sorted_imports(source + "".join(f"\n\n{alias}" for alias in aliases) + "\n", imports)
+    imports: list[ast.ImportFrom] = []
+    statements = _joined_groups(api, imports)
+    if statements is None:
+        imports.clear()
+        whole = generate_cached([(json.dumps({"$defs": api.model_schemas}), False)])[0]
+        tree = ast.parse(whole)
+        imports += _leading_imports(tree)
+        statements = _statements(whole, tree)
+    body = "\n\n\n".join(text for _, text in statements)
+    block = Imports()
+    aliases = _definition_aliases(api, body, block)
+    body += "".join(f"\n\n\n{alias}" for alias in aliases)
+    # The model generator imports a name that a field merely shares (`RootModel` for a
+    # field called RootModel); only what the module uses is imported.
+    tree = ast.parse(body)
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    _add_imports(block, imports, used)
+    return f"{header}\n\n{block.render()}\n\n\n{body}\n"
+
+
+def referenced_models(names: Sequence[str], models: dict[str, Json]) -> dict[str, Json]:
+    """`names` and every model they use, directly or not, in the spec's order."""
+    needed = set(names)
+    pending = list(names)
+    while pending:
+        for _, ref in iter_refs(models[pending.pop()]):
+            used = ref_target(ref, LOCAL_PREFIX)
+            if used is not None and used in models and used not in needed:
+                needed.add(used)
+                pending.append(used)
+    return {name: schema for name, schema in models.items() if name in needed}
+
+
+def model_groups(api: Api) -> list[list[str]]:
+    """The shared definitions, then each tool's, resource's and prompt's models, in spec order."""
+    definitions = set(api.definition_models)
+    groups: dict[tuple[Any, ...], list[str]] = {("definitions",): []}
+    for name in api.model_schemas:
+        owner = ("definitions",) if name in definitions else tuple(api.model_sources[name][:2])
+        groups.setdefault(owner, []).append(name)
+    return [names for names in groups.values() if names]
+
+
+_Statement = tuple[str | None, str]  # (the name a class or assignment defines, its source)
+
+
+def _joined_groups(api: Api, imports: list[ast.ImportFrom]) -> list[_Statement] | None:
+    """Every group's statements, the definitions' copies left out; None if they do not join."""
+    groups = model_groups(api)
+    documents = [json.dumps({"$defs": referenced_models(names, api.model_schemas)}) for names in groups]
+    outputs = generate_cached([(document, False) for document in documents])
+    definitions = set(api.definition_models)
+    shared: dict[str, str] = {}
+    # Every model the IR names is a class of that name; a nested class the generator names
+    # (by its path: AInputBInput for `a`'s property `b_input`) yields to it and to earlier groups.
+    taken = set(api.model_schemas)
+    joined: list[_Statement] = []
+    for names, output in zip(groups, outputs, strict=True):
+        tree = ast.parse(output)
+        imports += _leading_imports(tree)
+        statements = _statements(output, tree)
+        if names[0] in definitions:
+            shared = {name: text for name, text in statements if name is not None}
+            taken |= set(shared)
+            joined += statements
+            continue
+        own = [(name, text) for name, text in statements if name not in shared]
+        if any(shared[name] != text for name, text in statements if name in shared):
+            return None  # a definition's copy differs from the definition: names clash inside the group
+        renames = _renames([name for name, _ in own if name is not None and name not in names], taken)
+        for name, text in own:
+            joined.append((renames.get(name, name) if name else None, _renamed(text, renames)))
+        taken |= {name for name, _ in joined if name is not None}
+    defined = [name for name, _ in joined if name is not None]
+    return joined if len(defined) == len(set(defined)) else None
+
+
+def _renames(nested: list[str], taken: set[str]) -> dict[str, str]:
+    """A free name (`AInputBInput1`, ...) for each nested class whose name is taken."""
+    renames: dict[str, str] = {}
+    claimed = taken | set(nested)
+    for name in nested:
+        if name in taken:
+            number = 1
+            while f"{name}{number}" in claimed:
+                number += 1
+            renames[name] = f"{name}{number}"
+            claimed.add(renames[name])
+    return renames
+
+
+def _renamed(source: str, renames: dict[str, str]) -> str:
+    """`source` with the names in `renames` replaced where they are code, never inside strings."""
+    if not renames:
+        return source
+    lines = source.split("\n")
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    # Replaced from the end, so earlier positions stay valid.
+    for token in reversed([token for token in tokens if token.type == tokenize.NAME and token.string in renames]):
+        row, column = token.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:column] + renames[token.string] + line[column + len(token.string) :]
+    return "\n".join(lines)
+
+
+def _statements(source: str, tree: ast.Module) -> list[_Statement]:
+    """The module's top-level statements after its imports, each with its comments and the
+    name it defines (None for a call such as `Model.model_rebuild()`)."""
+    lines = source.split("\n")
+    nodes = tree.body[len(_leading_imports(tree)) :]
+    statements: list[_Statement] = []
+    for node in nodes:
+        text = "\n".join(lines[node.lineno - 1 : node.end_lineno]).strip("\n")
+        name = None
+        if isinstance(node, ast.ClassDef):
+            name = node.name
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            name = target.id if isinstance(target, ast.Name) else None
+        statements.append((name, text))
+    return statements
 
 
 def _leading_imports(tree: ast.Module) -> list[ast.ImportFrom]:
@@ -41,7 +184,7 @@ def _leading_imports(tree: ast.Module) -> list[ast.ImportFrom]:
     return leading
 
 
-def _add_imports(imports: Imports, nodes: list[ast.ImportFrom], used: set[str] | None = None) -> None:
+def _add_imports(imports: Imports, nodes: Sequence[ast.ImportFrom], used: set[str] | None = None) -> None:
     """The names `nodes` import, those the module uses only when `used` is given."""
     for node in nodes:
         names = [
@@ -53,22 +196,6 @@ def _add_imports(imports: Imports, nodes: list[ast.ImportFrom], used: set[str] |
             imports.add(node.module or "", *names)
 
 
-def _sorted_imports(source: str, imports: Imports) -> str:
-    """The model generator puts `typing` and `pydantic` in one block; isort keeps the standard
-    library apart. The leading imports, with `imports`, are re-printed by `Imports`."""
-    tree = ast.parse(source)
-    leading = _leading_imports(tree)
-    if not leading:
-        return source
-    # The model generator imports a name that a field merely shares (`RootModel` for a
-    # field called RootModel); only what the module uses is imported.
-    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-    _add_imports(imports, leading, used)
-    lines = source.split("\n")
-    start, end = leading[0].lineno - 1, leading[-1].end_lineno or leading[-1].lineno
-    return "\n".join([*lines[:start], imports.render(), *lines[end:]])
-
-
 def _definition_aliases(api: Api, source: str, imports: Imports) -> list[str]:
     """`Name: TypeAlias = ...` for each shared definition the models module has no class for.
 
@@ -78,15 +205,8 @@ def _definition_aliases(api: Api, source: str, imports: Imports) -> list[str]:
     missing = [name for name in api.definition_models if name not in defined]
     if not missing:
         return []
-    needed: dict[str, Any] = {}
-    pending = list(missing)
-    while pending:
-        name = pending.pop()
-        if name in needed:
-            continue
-        needed[name] = api.model_schemas[name]
-        pending += [ref.rsplit("/", 1)[-1] for _, ref in iter_refs(needed[name]) if ref.startswith("#/$defs/")]
-    tree = ast.parse(generate_models(json.dumps({"$defs": needed}), aliases=True))
+    needed = referenced_models(missing, api.model_schemas)
+    tree = ast.parse(generate_cached([(json.dumps({"$defs": needed}), True)])[0])
     _add_imports(imports, [node for node in _leading_imports(tree) if node.module != "typing_extensions"])
     imports.add("typing", "TypeAlias")
     aliases = []
@@ -101,7 +221,7 @@ def _definition_aliases(api: Api, source: str, imports: Imports) -> list[str]:
     return aliases
 
 
-def generate_models(document: str, header: str | None = None, *, aliases: bool = False) -> str:
+def generate_models(document: str, *, aliases: bool = False) -> str:
     """datamodel-code-generator, once, on a JSON Schema document, with mcpgen's fixed options.
     With `aliases`, schemas that are not objects become type aliases instead of collapsing."""
     from datamodel_code_generator import (
@@ -123,7 +243,6 @@ def generate_models(document: str, header: str | None = None, *, aliases: bool =
                 document,
                 input_file_type=InputFileType.JsonSchema,
                 output_model_type=DataModelType.PydanticV2BaseModel,
-                custom_file_header=header,
                 settings_path=settings,
                 # Every option that shapes the output is fixed here, so a user's environment cannot change it.
                 target_python_version=PythonVersion.PY_311,
@@ -155,3 +274,38 @@ def generate_models(document: str, header: str | None = None, *, aliases: bool =
     if not isinstance(source, str):
         raise ModelRenderError("datamodel-code-generator returned no module")
     return source
+
+
+@functools.cache
+def _generator_identity() -> bytes:
+    """What, besides its input, decides the model generator's output: its version, and this
+    module, which fixes its options."""
+    return f"datamodel-code-generator {version('datamodel-code-generator')}\n".encode() + Path(__file__).read_bytes()
+
+
+def _cache_key(document: str, aliases: bool) -> str:
+    return hashlib.sha256(_generator_identity() + f"aliases={aliases}\n{document}".encode()).hexdigest()
+
+
+def _generate_job(job: tuple[str, bool]) -> str:
+    document, aliases = job
+    return generate_models(document, aliases=aliases)
+
+
+def generate_cached(jobs: Sequence[tuple[str, bool]]) -> list[str]:
+    """`generate_models` on each (document, aliases), from the cache where it can; what is
+    missing is generated by worker processes when there is enough of it."""
+    keys = [_cache_key(document, aliases) for document, aliases in jobs]
+    outputs = [cache.read("models", key) for key in keys]
+    missing = [index for index, output in enumerate(outputs) if output is None]
+    todo = [jobs[index] for index in missing]
+    workers = min(os.cpu_count() or 1, len(todo) // PARALLEL_GROUPS)
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(_generate_job, todo, chunksize=max(1, len(todo) // (4 * workers))))
+    else:
+        results = [_generate_job(job) for job in todo]
+    for index, result in zip(missing, results, strict=True):
+        outputs[index] = result
+        cache.write("models", keys[index], result)
+    return [output or "" for output in outputs]

@@ -103,6 +103,18 @@ class JsonSchema202012ToolInputAddress(BaseModel):
     city: str | None = None
 
 
+class JsonSchema202012ToolInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    name: str | None = None
+    address: JsonSchema202012ToolInputAddress | None = None
+    contactMethod: Literal["phone", "email"] | None = None
+    phone: str | None = None
+    email: str | None = None
+
+
 class TestInputRequiredResultElicitationInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -219,15 +231,3 @@ class TestPromptWithEmbeddedResourceArguments(BaseModel):
         populate_by_name=True,
     )
     resourceUri: Annotated[str, Field(description="The URI to embed.")]
-
-
-class JsonSchema202012ToolInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    name: str | None = None
-    address: JsonSchema202012ToolInputAddress | None = None
-    contactMethod: Literal["phone", "email"] | None = None
-    phone: str | None = None
-    email: str | None = None

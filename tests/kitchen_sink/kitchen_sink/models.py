@@ -203,6 +203,25 @@ class LocalRefsOutputPoint(BaseModel):
     y: int | float
 
 
+class LocalRefsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    start: LocalRefsInputPoint
+    end: LocalRefsInputPoint
+    via: list[LocalRefsInputPoint] | None = None
+
+
+class LocalRefsOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+    )
+    points: int
+    end: LocalRefsOutputPoint
+
+
 class RecursiveRefInput(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -219,6 +238,9 @@ class RecursiveRefOutput(BaseModel):
     )
     depth: int
     labels: list[str]
+
+
+RecursiveRefInput.model_rebuild()
 
 
 class SharedDefinitionsInput(BaseModel):
@@ -546,27 +568,6 @@ class TextOnlyInput(BaseModel):
         populate_by_name=True,
     )
 
-
-class LocalRefsInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    start: LocalRefsInputPoint
-    end: LocalRefsInputPoint
-    via: list[LocalRefsInputPoint] | None = None
-
-
-class LocalRefsOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
-    points: int
-    end: LocalRefsOutputPoint
-
-
-RecursiveRefInput.model_rebuild()
 
 Color: TypeAlias = Annotated[
     Literal["red", "green", "blue"], Field(description="A primary colour of light.")
