@@ -626,7 +626,6 @@ def test_a_definition_that_stops_being_a_class(tmp_path: Path) -> None:
 
     old = spec({"type": "object", "properties": {"cm": {"type": "integer"}}})
     changes = diff(*(Path(path) for path in both(tmp_path, old, spec({"enum": ["S", "M"]}))))
-    assert ("CODE/model-type-changed", "error", "`Size` was a model class, is now a type alias") in {
-        (c.rule, c.severity, c.message) for c in changes
-    }
+    [kind] = [c for c in changes if c.rule == "CODE/model-type-changed"]
+    assert kind.severity == "error" and kind.message.startswith("`Size` was a model class, is now a ")
     assert ("WIRE/enum-added", "error") in {(c.rule, c.severity) for c in changes}
