@@ -279,6 +279,24 @@ def test_moving_a_schema_into_a_definition_changes_nothing(tmp_path: Path) -> No
     assert wire_changes(tmp_path, old, new) == []
 
 
+def test_keywords_beside_a_ref_are_compared_for_each_ref(tmp_path: Path) -> None:
+    def spec(maximum: int) -> str:
+        properties = {
+            "a": {"$ref": "#/definitions/N", "maximum": 9},
+            "b": {"$ref": "#/definitions/N", "maximum": maximum},
+        }
+        return spec_text(
+            definitions={"N": {"type": "integer"}},
+            tools={"t": {"inputSchema": {"type": "object", "properties": properties}}},
+        )
+
+    [change] = wire_changes(tmp_path, spec(9), spec(5))
+    assert (change.rule, change.target) == (
+        "WIRE/bound-tightened",
+        "tools.t.inputSchema.properties.b -> definitions.N.maximum",
+    )
+
+
 def test_local_defs_are_followed(tmp_path: Path) -> None:
     def spec(maximum: int) -> str:
         schema = {

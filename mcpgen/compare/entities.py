@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from mcpgen.compare.changes import Change, Place, Severity
-from mcpgen.compare.schemas import Node, SchemaComparison, Variance, canonical
+from mcpgen.compare.keywords import canonical
+from mcpgen.compare.schemas import Node, SchemaComparison, Variance
 from mcpgen.ir.resolve import object_root
 from mcpgen.spec.model import Prompt, Resource, Spec, Tool
 from mcpgen.spec.uri_templates import template_variables

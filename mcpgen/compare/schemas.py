@@ -16,44 +16,45 @@ tool is reported once for it; a walk per tool reports it once for every tool it 
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import unquote
 
 from mcpgen.compare.changes import Change, Place, severity_of
+from mcpgen.compare.keywords import (
+    ALL_TYPES,
+    ANNOTATIONS,
+    CONTAINERS,
+    EXTRAS_TEXT,
+    HANDLED,
+    LOWER_BOUNDS,
+    UPPER_BOUNDS,
+    allowed_values,
+    as_list,
+    bound_of,
+    bound_text,
+    canonical,
+    covered,
+    divides,
+    extras,
+    has,
+    is_tighter,
+    kinds_text,
+    mapping,
+    names,
+    number,
+    number_or_absent,
+    show,
+    type_text,
+    types_of,
+    unmatched,
+)
 from mcpgen.spec.json_schema import DEFINITIONS_PREFIX, pointed, split_ref
 
 Json = Any
 Variance = Literal["input", "output"]
 
-# Keywords that only document: a change to them is reported, and breaks nothing.
-ANNOTATIONS = frozenset(
-    {"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment", "$anchor"}
-)
-# Reached through `$ref`s only; a definition nothing refers to changes nothing on the wire.
-_CONTAINERS = frozenset({"$defs", "definitions"})
-_LOWER_BOUNDS = {"minimum": "exclusiveMinimum", "minLength": None, "minItems": None, "minProperties": None}
-_UPPER_BOUNDS = {"maximum": "exclusiveMaximum", "maxLength": None, "maxItems": None, "maxProperties": None}
-_HANDLED = frozenset(
-    {"$ref", "type", "nullable", "enum", "const", "required", "properties", "additionalProperties"}
-    | {"multipleOf", "uniqueItems", "pattern", "format", "items", "prefixItems", "anyOf", "oneOf", "allOf"}
-    | set(_LOWER_BOUNDS) | set(_UPPER_BOUNDS)
-    | {key for key in (*_LOWER_BOUNDS.values(), *_UPPER_BOUNDS.values()) if key}
-)  # fmt: skip
-_ALL_TYPES = ("null", "boolean", "object", "array", "number", "string")
 _MAX_REF_HOPS = 64  # a chain of refs longer than this is a cycle the checks missed
-
-
-def canonical(value: Json) -> str:
-    """One spelling per JSON value, to compare enum values and whole subschemas."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
-
-
-def _show(value: Json) -> str:
-    text = canonical(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -65,10 +66,13 @@ class Node:
     root: Json  # the tool's schema, or the shared definition, that `#` means
     root_place: Place
     label: str  # how the report names it: the path from the entity, refs shown as `->`
+    # Keywords written beside the `$ref` that led here, merged in: the same place with other
+    # siblings is another schema, compared on its own.
+    siblings: str = ""
 
     def child(self, schema: Json, *parts: str | int) -> Node:
         label = ".".join([self.label, *(str(part) for part in parts)])
-        return Node(schema, self.place.child(*parts), self.root, self.root_place, label)
+        return Node(schema, self.place.child(*parts), self.root, self.root_place, label, self.siblings)
 
 
 @dataclass
@@ -79,7 +83,7 @@ class SchemaComparison:
     new_definitions: dict[str, Json]
     variance: Variance
     changes: list[Change] = field(default_factory=list)
-    _visited: set[tuple[tuple[str | int, ...], tuple[str | int, ...]]] = field(default_factory=set)
+    _visited: set[tuple[tuple[str | int, ...], str, tuple[str | int, ...], str]] = field(default_factory=set)
 
     # -- reporting -----------------------------------------------------------------------
 
@@ -114,10 +118,10 @@ class SchemaComparison:
         # The new spec says where, unless the keyword is gone from it.
         side = (
             old
-            if removed or (keyword is not None and _has(old.schema, keyword) and not _has(new.schema, keyword))
+            if removed or (keyword is not None and has(old.schema, keyword) and not has(new.schema, keyword))
             else new
         )
-        place = side.place.child(keyword) if keyword is not None and _has(side.schema, keyword) else side.place
+        place = side.place.child(keyword) if keyword is not None and has(side.schema, keyword) else side.place
         target = f"{new.label}.{keyword}" if keyword else new.label
         self.changes.append(
             Change(rule, severity_of(breaks), target, message, reason, place.source.file, place.position())
@@ -134,9 +138,10 @@ class SchemaComparison:
             target = self._target(node, schema["$ref"], definitions)
             if target is None:
                 return node
-            siblings = {key: value for key, value in schema.items() if key != "$ref" and key not in ANNOTATIONS}
+            siblings = {key: value for key, value in schema.items() if key != "$ref"}
             if siblings and isinstance(target.schema, dict):
-                target = dataclasses.replace(target, schema={**target.schema, **siblings})
+                merged = {**target.schema, **siblings}
+                target = dataclasses.replace(target, schema=merged, siblings=node.siblings + canonical(siblings))
             node = target
         return node
 
@@ -158,7 +163,7 @@ class SchemaComparison:
     def compare(self, old: Node, new: Node) -> None:
         old = self._deref(old, self.old_definitions)
         new = self._deref(new, self.new_definitions)
-        visit = (old.place.path, new.place.path)
+        visit = (old.place.path, old.siblings, new.place.path, new.siblings)
         if visit in self._visited:
             return
         self._visited.add(visit)
@@ -192,11 +197,11 @@ class SchemaComparison:
         self._other_keywords(old, new)
 
     def _types(self, old: Node, new: Node) -> None:
-        before, after = _types(old.schema), _types(new.schema)
+        before, after = types_of(old.schema), types_of(new.schema)
         if before == after:
             return
-        lost = [t for t in (before or _ALL_TYPES) if not _covered(t, after)]
-        gained = [t for t in (after or _ALL_TYPES) if not _covered(t, before)]
+        lost = [t for t in (before or ALL_TYPES) if not covered(t, after)]
+        gained = [t for t in (after or ALL_TYPES) if not covered(t, before)]
         if not lost and not gained:
             return
         rule = "WIRE/type-changed" if lost and gained else "WIRE/type-narrowed" if lost else "WIRE/type-widened"
@@ -205,15 +210,15 @@ class SchemaComparison:
             old,
             new,
             "type",
-            f"type {_type_text(before)} -> {_type_text(after)}",
+            f"type {type_text(before)} -> {type_text(after)}",
             narrows=bool(lost),
             widens=bool(gained),
-            sends=f"clients that send {_kinds(lost, after)} are rejected",
-            receives=f"clients may now receive {_kinds(gained, before)}",
+            sends=f"clients that send {kinds_text(lost, after)} are rejected",
+            receives=f"clients may now receive {kinds_text(gained, before)}",
         )
 
     def _values(self, old: Node, new: Node) -> None:
-        before, after = _allowed_values(old.schema), _allowed_values(new.schema)
+        before, after = allowed_values(old.schema), allowed_values(new.schema)
         if before is None and after is None:
             return
         keyword = "const" if "const" in new.schema or ("const" in old.schema and "enum" not in new.schema) else "enum"
@@ -224,7 +229,7 @@ class SchemaComparison:
                 old,
                 new,
                 keyword,
-                f"values are now limited to {', '.join(_show(v) for v in after.values())}",
+                f"values are now limited to {', '.join(show(v) for v in after.values())}",
                 narrows=True,
                 widens=False,
                 sends="clients that send any other value are rejected",
@@ -236,7 +241,7 @@ class SchemaComparison:
                 old,
                 new,
                 keyword,
-                f"values are no longer limited to {', '.join(_show(v) for v in before.values())}",
+                f"values are no longer limited to {', '.join(show(v) for v in before.values())}",
                 narrows=False,
                 widens=True,
                 receives="clients may now receive values outside the old list",
@@ -250,7 +255,7 @@ class SchemaComparison:
                 old,
                 new,
                 keyword,
-                f"{', '.join(_show(v) for v in removed)} no longer allowed",
+                f"{', '.join(show(v) for v in removed)} no longer allowed",
                 narrows=True,
                 widens=False,
                 sends="clients that send it are rejected",
@@ -261,14 +266,14 @@ class SchemaComparison:
                 old,
                 new,
                 keyword,
-                f"{', '.join(_show(v) for v in added)} now allowed",
+                f"{', '.join(show(v) for v in added)} now allowed",
                 narrows=False,
                 widens=True,
                 receives="clients may now receive a value they do not know",
             )
 
     def _required(self, old: Node, new: Node) -> None:
-        before, after = _names(old.schema.get("required")), _names(new.schema.get("required"))
+        before, after = names(old.schema.get("required")), names(new.schema.get("required"))
         for name in after:
             if name not in before:
                 self.report(
@@ -295,12 +300,12 @@ class SchemaComparison:
                 )
 
     def _properties(self, old: Node, new: Node) -> None:
-        before, after = _mapping(old.schema.get("properties")), _mapping(new.schema.get("properties"))
+        before, after = mapping(old.schema.get("properties")), mapping(new.schema.get("properties"))
         for name, schema in after.items():
             if name in before:
                 self.compare(old.child(before[name], "properties", name), new.child(schema, "properties", name))
-        old_extras = _extras(old.schema)
-        new_extras = _extras(new.schema)
+        old_extras = extras(old.schema)
+        new_extras = extras(new.schema)
         for name in before:
             if name in after:
                 continue
@@ -340,7 +345,7 @@ class SchemaComparison:
             )
 
     def _additional(self, old: Node, new: Node) -> None:
-        before, after = _extras(old.schema), _extras(new.schema)
+        before, after = extras(old.schema), extras(new.schema)
         keyword = "additionalProperties"
         if before == after == "schema":
             self.compare(old.child(old.schema[keyword], keyword), new.child(new.schema[keyword], keyword))
@@ -354,7 +359,7 @@ class SchemaComparison:
             old,
             new,
             keyword,
-            f"undeclared properties: {_EXTRAS_TEXT[before]} -> {_EXTRAS_TEXT[after]}",
+            f"undeclared properties: {EXTRAS_TEXT[before]} -> {EXTRAS_TEXT[after]}",
             narrows=narrows,
             widens=not narrows,
             sends="clients that send undeclared properties are rejected",
@@ -362,23 +367,23 @@ class SchemaComparison:
         )
 
     def _bounds(self, old: Node, new: Node) -> None:
-        for bounds, lower in ((_LOWER_BOUNDS, True), (_UPPER_BOUNDS, False)):
+        for bounds, lower in ((LOWER_BOUNDS, True), (UPPER_BOUNDS, False)):
             for inclusive, exclusive in bounds.items():
                 keywords = [inclusive, *([exclusive] if exclusive else [])]
                 odd = [
-                    k for k in keywords if not _number_or_absent(old.schema, k) or not _number_or_absent(new.schema, k)
+                    k for k in keywords if not number_or_absent(old.schema, k) or not number_or_absent(new.schema, k)
                 ]
                 if odd:  # draft-04's boolean `exclusiveMinimum`, say: compared as a whole
                     for keyword in odd:
                         if canonical(old.schema.get(keyword)) != canonical(new.schema.get(keyword)):
                             self._generic(old, new, keyword)
                     continue
-                before = _bound(old.schema, inclusive, exclusive, lower)
-                after = _bound(new.schema, inclusive, exclusive, lower)
+                before = bound_of(old.schema, inclusive, exclusive, lower)
+                after = bound_of(new.schema, inclusive, exclusive, lower)
                 if before == after:
                     continue
-                tighter = _tighter(after, before, lower)
-                looser = _tighter(before, after, lower)
+                tighter = is_tighter(after, before, lower)
+                looser = is_tighter(before, after, lower)
                 if not tighter and not looser:
                     continue
                 keyword = after[2] if after else before[2] if before else inclusive
@@ -387,7 +392,7 @@ class SchemaComparison:
                     old,
                     new,
                     keyword,
-                    f"{_bound_text(before, inclusive)} -> {_bound_text(after, inclusive)}",
+                    f"{bound_text(before, inclusive)} -> {bound_text(after, inclusive)}",
                     narrows=tighter,
                     widens=looser,
                     sends="clients that send values outside the new bound are rejected",
@@ -405,8 +410,8 @@ class SchemaComparison:
                 old,
                 new,
                 keyword,
-                f"{keyword} {_show(before) if before is not None else 'none'} -> "
-                f"{_show(after) if after is not None else 'none'}",
+                f"{keyword} {show(before) if before is not None else 'none'} -> "
+                f"{show(after) if after is not None else 'none'}",
                 narrows=True if verb == "added" else False if verb == "removed" else None,
                 widens=False if verb == "added" else True if verb == "removed" else None,
                 sends=f"clients that send values not matching the {keyword} are rejected",
@@ -425,10 +430,10 @@ class SchemaComparison:
                 sends="clients that send repeated items are rejected",
                 receives="clients may now receive repeated items",
             )
-        before_step, after_step = _number(old.schema.get("multipleOf")), _number(new.schema.get("multipleOf"))
+        before_step, after_step = number(old.schema.get("multipleOf")), number(new.schema.get("multipleOf"))
         if before_step != after_step:
-            narrows: bool | None = after_step is not None and (before_step is None or _divides(before_step, after_step))
-            widens: bool | None = before_step is not None and (after_step is None or _divides(after_step, before_step))
+            narrows: bool | None = after_step is not None and (before_step is None or divides(before_step, after_step))
+            widens: bool | None = before_step is not None and (after_step is None or divides(after_step, before_step))
             if before_step is not None and after_step is not None and not narrows and not widens:
                 narrows = widens = None
             self.report(
@@ -450,7 +455,7 @@ class SchemaComparison:
             return
         if "items" in old.schema or "items" in new.schema:
             self.compare(old.child(before, "items"), new.child(after, "items"))
-        before_prefix, after_prefix = _list(old.schema.get("prefixItems")), _list(new.schema.get("prefixItems"))
+        before_prefix, after_prefix = as_list(old.schema.get("prefixItems")), as_list(new.schema.get("prefixItems"))
         if len(before_prefix) != len(after_prefix):
             self._generic(old, new, "prefixItems")
             return
@@ -458,13 +463,13 @@ class SchemaComparison:
             self.compare(old.child(was, "prefixItems", index), new.child(now, "prefixItems", index))
 
     def _branches(self, old: Node, new: Node, keyword: str) -> None:
-        before, after = _list(old.schema.get(keyword)), _list(new.schema.get(keyword))
+        before, after = as_list(old.schema.get(keyword)), as_list(new.schema.get(keyword))
         if keyword not in old.schema or keyword not in new.schema:
             if keyword in old.schema or keyword in new.schema:
                 self._generic(old, new, keyword)
             return
-        removed = _unmatched(before, after)
-        added = _unmatched(after, before)
+        removed = unmatched(before, after)
+        added = unmatched(after, before)
         if not removed and not added:
             if [canonical(b) for b in before] != [canonical(a) for a in after]:
                 self.report(
@@ -493,7 +498,7 @@ class SchemaComparison:
         )
 
     def _all_of(self, old: Node, new: Node) -> None:
-        before, after = _list(old.schema.get("allOf")), _list(new.schema.get("allOf"))
+        before, after = as_list(old.schema.get("allOf")), as_list(new.schema.get("allOf"))
         if "allOf" not in old.schema and "allOf" not in new.schema:
             return
         if len(before) == len(after):
@@ -504,7 +509,7 @@ class SchemaComparison:
 
     def _other_keywords(self, old: Node, new: Node) -> None:
         for keyword in [*old.schema, *(key for key in new.schema if key not in old.schema)]:
-            if keyword in _HANDLED or keyword in _CONTAINERS:
+            if keyword in HANDLED or keyword in CONTAINERS:
                 continue
             before, after = old.schema.get(keyword, _ABSENT), new.schema.get(keyword, _ABSENT)
             if before is not _ABSENT and after is not _ABSENT and canonical(before) == canonical(after):
@@ -515,7 +520,7 @@ class SchemaComparison:
                     old,
                     new,
                     keyword,
-                    f"{keyword} changed" + (f": {_show(before)} -> {_show(after)}" if keyword == "default" else ""),
+                    f"{keyword} changed" + (f": {show(before)} -> {show(after)}" if keyword == "default" else ""),
                     narrows=False,
                     widens=False,
                 )
@@ -538,7 +543,6 @@ class SchemaComparison:
 
 
 _ABSENT = object()
-_EXTRAS_TEXT = {"open": "allowed", "schema": "checked against a schema", "closed": "rejected"}
 
 
 def _pointed(document: Json, pointer: str, root_place: Place, label: str) -> Node | None:
@@ -552,120 +556,3 @@ def _pointed(document: Json, pointer: str, root_place: Place, label: str) -> Nod
     if tokens:
         label = label.removesuffix(" -> #") + (" -> " if label.endswith(" -> #") else ".") + ".".join(tokens)
     return Node(target, root_place.child(*path), document, root_place, label)
-
-
-def _has(schema: Json, keyword: str) -> bool:
-    return isinstance(schema, dict) and keyword in schema
-
-
-def _types(schema: dict[str, Json]) -> frozenset[str] | None:
-    """The JSON types a schema's `type` allows (None: any); `nullable: true` (OpenAPI) adds null."""
-    written = schema.get("type")
-    if written is None:
-        return None
-    types = {written} if isinstance(written, str) else {t for t in written if isinstance(t, str)}
-    if schema.get("nullable") is True:
-        types.add("null")
-    return frozenset(types)
-
-
-def _covered(kind: str, types: frozenset[str] | None) -> bool:
-    return types is None or kind in types or (kind == "integer" and "number" in types)
-
-
-def _kinds(kinds: list[str], other: frozenset[str] | None) -> str:
-    def one(kind: str) -> str:
-        if kind == "number" and other is not None and "integer" in other:
-            return "a non-integer number"
-        return "null" if kind == "null" else f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
-
-    return " or ".join(one(kind) for kind in kinds)
-
-
-def _type_text(types: frozenset[str] | None) -> str:
-    return "any" if types is None else "|".join(sorted(types))
-
-
-def _allowed_values(schema: dict[str, Json]) -> dict[str, Json] | None:
-    if "const" in schema:
-        return {canonical(schema["const"]): schema["const"]}
-    if isinstance(schema.get("enum"), list):
-        return {canonical(value): value for value in schema["enum"]}
-    return None
-
-
-def _names(value: Json) -> list[str]:
-    return [name for name in value if isinstance(name, str)] if isinstance(value, list) else []
-
-
-def _mapping(value: Json) -> dict[str, Json]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Json) -> list[Json]:
-    return value if isinstance(value, list) else []
-
-
-def _extras(schema: dict[str, Json]) -> Literal["open", "schema", "closed"]:
-    extra = schema.get("additionalProperties", True)
-    if extra is False:
-        return "closed"
-    return "schema" if isinstance(extra, dict) and extra else "open"
-
-
-def _number(value: Json) -> float | None:
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _number_or_absent(schema: dict[str, Json], keyword: str) -> bool:
-    return keyword not in schema or _number(schema[keyword]) is not None
-
-
-def _divides(step: float, multiple: float) -> bool:
-    ratio = multiple / step
-    return math.isfinite(ratio) and abs(ratio - round(ratio)) < 1e-9
-
-
-Bound = tuple[float, bool, str]  # value, exclusive, the keyword that says it
-
-
-def _bound(schema: dict[str, Json], inclusive: str, exclusive: str | None, lower: bool) -> Bound | None:
-    """The tightest of a schema's inclusive and exclusive bound on one side."""
-    found: list[Bound] = []
-    if (value := _number(schema.get(inclusive))) is not None:
-        found.append((value, False, inclusive))
-    if exclusive and (value := _number(schema.get(exclusive))) is not None:
-        found.append((value, True, exclusive))
-    best: Bound | None = None
-    for bound in found:
-        if best is None or _tighter(bound, best, lower):
-            best = bound
-    return best
-
-
-def _tighter(bound: Bound | None, other: Bound | None, lower: bool) -> bool:
-    """Whether `bound` allows strictly less than `other` on its side."""
-    if bound is None:
-        return False
-    if other is None:
-        return True
-    if bound[0] != other[0]:
-        return bound[0] > other[0] if lower else bound[0] < other[0]
-    return bound[1] and not other[1]
-
-
-def _bound_text(bound: Bound | None, keyword: str) -> str:
-    return f"{keyword} none" if bound is None else f"{bound[2]} {bound[0]:g}"
-
-
-def _unmatched(these: list[Json], those: list[Json]) -> list[int]:
-    """Indexes of `these` with no equal schema left in `those` (as multisets)."""
-    remaining = [canonical(item) for item in those]
-    unmatched = []
-    for index, item in enumerate(these):
-        key = canonical(item)
-        if key in remaining:
-            remaining.remove(key)
-        else:
-            unmatched.append(index)
-    return unmatched
