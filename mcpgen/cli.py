@@ -228,13 +228,7 @@ def _init(directory: Path) -> int:
 
 
 def _diff(options: argparse.Namespace) -> int:
-    from mcpgen.compare.report import (
-        is_allowed,
-        read_allow_list,
-        render_json,
-        render_text,
-    )
-    from mcpgen.compare.report import summary as diff_summary
+    from mcpgen.compare import report
 
     specs: list[Path] = options.specs
     if len(specs) != (1 if options.against else 2):
@@ -244,7 +238,7 @@ def _diff(options: argparse.Namespace) -> int:
     allowed = list(options.allow)
     if options.allow_list is not None:
         try:
-            allowed += read_allow_list(options.allow_list.read_text(encoding="utf-8"))
+            allowed += report.read_allow_list(options.allow_list.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             print(f"mcpgen diff: error: cannot read the allow-list {options.allow_list}: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -257,10 +251,10 @@ def _diff(options: argparse.Namespace) -> int:
         return _report(error)
     except pipeline.UsageError as error:
         return _usage(error)
-    render = render_json if options.format == "json" else render_text
+    render = report.render_json if options.format == "json" else report.render_text
     sys.stdout.write(render(changes, allowed))
-    print(diff_summary(changes, allowed), file=sys.stderr)
-    breaking = [change for change in changes if change.is_breaking and not is_allowed(change, allowed)]
+    print(report.summary(changes, allowed), file=sys.stderr)
+    breaking = [change for change in changes if change.is_breaking and not report.is_allowed(change, allowed)]
     if breaking and not options.allow_breaking:
         print(
             "breaking changes found; accept one with --allow RULE@TARGET (or an --allow-list file), "
