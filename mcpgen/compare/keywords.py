@@ -72,11 +72,15 @@ def type_text(types: frozenset[str] | None) -> str:
 
 
 def allowed_values(schema: dict[str, Json]) -> dict[str, Json] | None:
-    if "const" in schema:
-        return {canonical(schema["const"]): schema["const"]}
+    """The values `enum` and `const` leave (both apply when both are written), by their
+    canonical spelling; None when neither limits them."""
+    allowed: dict[str, Json] | None = None
     if isinstance(schema.get("enum"), list):
-        return {canonical(value): value for value in schema["enum"]}
-    return None
+        allowed = {canonical(value): value for value in schema["enum"]}
+    if "const" in schema:
+        key = canonical(schema["const"])
+        allowed = {key: schema["const"]} if allowed is None or key in allowed else {}
+    return allowed
 
 
 def names(value: Json) -> list[str]:

@@ -478,21 +478,23 @@ class SchemaComparison:
                 )  # fmt: skip
             return
         if len(removed) == len(added) == 1:
-            # One branch edited: compare it as itself, which is right for anyOf and as sound
-            # as it gets for oneOf.
+            # One branch edited: compared as itself, which is exact for anyOf (a union).
             self.compare(
                 old.child(before[removed[0]], keyword, removed[0]), new.child(after[added[0]], keyword, added[0])
             )
-            return
-        overlap = None if keyword == "oneOf" else False  # a new oneOf branch can make a value match twice
+            if keyword == "anyOf":
+                return
+        # oneOf accepts a value that matches exactly one branch, so any edit of its branches can
+        # make a value match more of them (rejected now) or fewer (accepted now).
+        exclusive = None if keyword == "oneOf" else False
         self.report(
             "WIRE/branch-removed" if not added else "WIRE/branch-added" if not removed else "WIRE/branches-changed",
             old,
             new,
             keyword,
             f"{keyword}: {len(removed)} branch(es) removed, {len(added)} added",
-            narrows=True if not added else overlap if not removed else None,
-            widens=(True if not removed else None) if added else False,
+            narrows=(True if not added else exclusive if not removed else None),
+            widens=(True if not removed else exclusive if not added else None),
             sends="clients that send a value only a removed branch allowed are rejected",
             receives="clients may now receive a value only a new branch allows",
         )
