@@ -69,7 +69,7 @@ POOL: list[Json] = [
     {"x": 2.5, "z": "abc"},
 ]
 
-EXAMPLES = int(os.environ.get("MCPGEN_DIFF_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("MCPGEN_DIFF_EXAMPLES", "100"))
 TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"]
 PATTERNS = ["^a", "b$", "^[a-z]*$"]
 
