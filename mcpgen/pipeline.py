@@ -299,7 +299,8 @@ def _generated(spec_path: Path, label: str | None = None) -> Generated:
     from mcpgen.render.views import PythonView
 
     if not spec_path.is_file():
-        raise UsageError(f"{label or spec_path}: no such spec file")
+        what = "a folder, not a spec file" if spec_path.is_dir() else "no such spec file"
+        raise UsageError(f"{label or spec_path}: {what}")
     spec, raw, _ = load_spec(spec_path, label=label)
     api = resolve(spec, raw)
     try:
