@@ -8,9 +8,13 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from mcpgen import __version__, pipeline
 from mcpgen.diagnostics import Diagnostic, SpecError, summary
+from mcpgen.importer.capture import SourceError
+from mcpgen.importer.live import ERAS as IMPORT_ERAS
+from mcpgen.spec.format import LINT_PROFILES
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a bad spec, a stale output, a file mcpgen refuses to overwrite, or a breaking change
@@ -52,25 +56,106 @@ def _parser() -> argparse.ArgumentParser:
     validate_command = commands.add_parser("validate", help="check a spec without generating anything")
     validate_command.add_argument("spec", type=Path, help="the spec file (YAML)")
     with_strict(validate_command)
+    lint_command = commands.add_parser("lint", help="check a spec against what real clients accept (profiles)")
+    lint_command.add_argument("spec", type=Path, help="the spec file (YAML)")
+    lint_command.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        choices=LINT_PROFILES,
+        help="a profile to apply; repeatable (default: the spec's `lint:` list, else portable)",
+    )
+    lint_command.add_argument("--format", choices=("text", "json"), default="text", help="how findings are printed")
+    with_strict(lint_command)
     init_command = commands.add_parser("init", help="start a new server project (never overwrites a file)")
     init_command.add_argument("directory", type=Path, nargs="?", default=Path("."), help="default: here")
     stub_command = commands.add_parser("stub", help="print a Handlers subclass with a stub per method, to start from")
     stub_command.add_argument("spec", type=Path, help="the spec file (YAML)")
     commands.add_parser("schema", help="print the JSON Schema of the spec format")
-    diff_command = commands.add_parser(
+    _import_parser(commands)
+    _diff_parser(commands)
+    return parser
+
+
+def _diff_parser(commands: Any) -> None:
+    command = commands.add_parser(
         "diff", help="report what changed between two versions of a spec, and exit 1 if it breaks clients"
     )
-    diff_command.add_argument(
+    command.add_argument(
         "specs", type=Path, nargs="+", metavar="SPEC", help="OLD.yaml NEW.yaml, or with --against the spec alone"
     )
-    diff_command.add_argument("--against", metavar="GIT_REF", help="compare with the spec as it is at this git ref")
-    diff_command.add_argument("--format", choices=("text", "json"), default="text", help="default: text")
-    diff_command.add_argument(
+    command.add_argument("--against", metavar="GIT_REF", help="compare with the spec as it is at this git ref")
+    command.add_argument("--format", choices=("text", "json"), default="text", help="default: text")
+    command.add_argument(
         "--allow", action="append", default=[], metavar="ID", help="accept a breaking change: RULE@TARGET, or a RULE"
     )
-    diff_command.add_argument("--allow-list", type=Path, metavar="FILE", help="a file of ids to --allow, one a line")
-    diff_command.add_argument("--allow-breaking", action="store_true", help="report breaking changes, exit 0")
-    return parser
+    command.add_argument("--allow-list", type=Path, metavar="FILE", help="a file of ids to --allow, one a line")
+    command.add_argument("--allow-breaking", action="store_true", help="report breaking changes, exit 0")
+
+
+def _import_parser(commands: Any) -> None:
+    command = commands.add_parser(
+        "import",
+        help="write the spec of an existing server: running (--stdio, --url) or captured (a JSON file)",
+        description="Write the spec of an existing server, from what it lists (all pages of tools, "
+        "resources, templates and prompts). What a spec cannot express is reported on stderr, by name.",
+    )
+    command.add_argument(
+        "capture", type=Path, nargs="?", help="a JSON file of captured list answers"
+    )
+    command.add_argument(
+        "--stdio",
+        metavar="COMMAND",
+        help='a server to start and list over stdio: "python server.py"',
+    )
+    command.add_argument(
+        "--url", help="a server to list over Streamable HTTP: http://127.0.0.1:8000/mcp"
+    )
+    command.add_argument(
+        "--era",
+        choices=sorted(IMPORT_ERAS),
+        default="auto",
+        help="protocol of a live server: modern (2026-07-28), legacy (2025-11-25 handshake), "
+        "or auto (modern, else legacy; the default)",
+    )
+    command.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds to list a live server (default 60)",
+    )
+    command.add_argument(
+        "-o",
+        "--output",
+        default="-",
+        help="the spec file to write (default: -, stdout)",
+    )
+    command.add_argument(
+        "--package",
+        help="the Python package name (default: derived from the server's name)",
+    )
+    command.add_argument(
+        "--capture",
+        dest="save_capture",
+        type=Path,
+        metavar="FILE",
+        help="also save what was listed, as JSON",
+    )
+    command.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the spec (and --capture file) if they exist",
+    )
+    command.add_argument(
+        "--no-shared-definitions",
+        action="store_true",
+        help="keep every schema's own $defs, even where several tools repeat one",
+    )
+    command.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 if anything could not be carried over",
+    )
 
 
 def _report(error: SpecError) -> int:
@@ -180,6 +265,43 @@ def _check(spec: Path, output: Path | None, strict: bool, allow_outside: bool = 
     return EXIT_FAILED
 
 
+def _lint(spec: Path, profiles: Sequence[str], output_format: str, strict: bool) -> int:
+    """Findings on stdout (text or JSON), the count on stderr; exit 1 on an error, or on any
+    finding under `strict`."""
+    import json
+
+    from mcpgen.lint.rules import rule_id
+
+    try:
+        linted = pipeline.lint(spec, profiles)
+    except SpecError as error:
+        return _report(error)
+    findings = linted.findings
+    if output_format == "json":
+        entries = [
+            {
+                "file": finding.file,
+                "line": finding.position.line,
+                "column": finding.position.column,
+                "severity": finding.severity,
+                "rule": rule_id(finding),
+                "message": finding.message.split("] ", 1)[-1],
+                "hint": finding.hint,
+            }
+            for finding in findings
+        ]
+        print(json.dumps({"profiles": list(linted.profiles), "findings": entries}, indent=2))
+    else:
+        for finding in findings:
+            print(finding.render())
+    failed = any(finding.is_error or strict for finding in findings)
+    counts = summary(findings) if findings else "no findings"
+    if failed and not any(finding.is_error for finding in findings):
+        counts += " (--strict: warnings are errors)"
+    print(f"{spec}: {', '.join(linted.profiles)}: {counts}", file=sys.stderr)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
 def _watch(spec: Path, output: Path | None, strict: bool, allow_outside: bool = False, interval: float = 0.3) -> int:
     """Rebuild on every save. A broken spec prints its diagnostics and leaves the last good
     output in place (a failed build writes nothing)."""
@@ -265,6 +387,80 @@ def _diff(options: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _import(options: argparse.Namespace) -> int:
+    sources = [
+        source
+        for source in (options.capture, options.stdio, options.url)
+        if source is not None
+    ]
+    if len(sources) != 1:
+        print(
+            "mcpgen import: error: name one source: a capture file, --stdio COMMAND or --url URL",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    spec = None if options.output == "-" else Path(options.output)
+    if spec is not None and spec.exists() and not options.force:
+        print(
+            f"{spec}: error: exists; mcpgen import does not overwrite it (pass --force)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    source = str(options.capture or options.stdio or options.url)
+    try:
+        if options.capture is not None:
+            capture = pipeline.read_capture(options.capture)
+        else:
+            capture = pipeline.list_server(
+                source, options.stdio is not None, options.era, options.timeout
+            )
+    except SourceError as error:
+        print(error, file=sys.stderr)
+        return EXIT_FAILED
+    if options.save_capture is not None:
+        if not pipeline.write_new_file(
+            options.save_capture, pipeline.capture_text(capture), options.force
+        ):
+            print(
+                f"{options.save_capture}: error: exists; not overwritten (pass --force)",
+                file=sys.stderr,
+            )
+            return EXIT_FAILED
+        print(f"{options.save_capture}: capture written", file=sys.stderr)
+    imported = pipeline.import_capture(
+        capture,
+        str(spec or "<stdout>"),
+        options.package,
+        not options.no_shared_definitions,
+    )
+    for loss in imported.losses:
+        print(loss.render(source), file=sys.stderr)
+    for diagnostic in imported.diagnostics:
+        print(diagnostic.render(), file=sys.stderr)
+    if spec is None:
+        sys.stdout.write(imported.text)
+    elif not pipeline.write_new_file(spec, imported.text, options.force):
+        print(
+            f"{spec}: error: exists; mcpgen import does not overwrite it (pass --force)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    counts = ", ".join(f"{count} {name if count != 1 else name[:-1]}" for name, count in imported.counts.items() if count)
+    lost = len(imported.losses)
+    print(
+        f"{spec or 'spec'}: imported {counts or 'nothing'}; "
+        f"{lost} thing{'s' if lost != 1 else ''} not carried over exactly{' (listed above)' if lost else ''}",
+        file=sys.stderr,
+    )
+    if not imported.valid:
+        print(
+            f"{spec or 'the spec'} does not validate yet; fix the errors above, then `mcpgen build` it",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    return EXIT_FAILED if options.strict and lost else EXIT_OK
+
+
 EXIT_INTERRUPTED = 130  # the shell's convention for Ctrl-C
 
 
@@ -313,6 +509,10 @@ def _main(argv: Sequence[str] | None) -> int:
         _warn(warnings)
         print(f"{options.spec}: ok")
         return EXIT_OK
+    if command == "import":
+        return _import(options)
+    if command == "lint":
+        return _lint(options.spec, options.profile, options.format, options.strict)
     if command == "check":
         return _check(options.spec, options.output, options.strict, options.allow_outside_project)
     if command == "watch" or options.watch:

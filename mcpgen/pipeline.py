@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 from mcpgen.ir import naming
@@ -25,6 +26,7 @@ from mcpgen.spec.source import load_yaml
 if TYPE_CHECKING:
     from mcpgen.compare.changes import Change
     from mcpgen.compare.code import Generated
+    from mcpgen.importer.to_spec import Loss
     from mcpgen.ir.model import Api
     from mcpgen.write.plan import Plan
 
@@ -59,15 +61,27 @@ def _unreadable(path: Path, error: OSError | UnicodeDecodeError) -> Diagnostic:
     return Diagnostic(str(path), Position(1, 1), f"cannot read the spec: {error.strerror or error}")
 
 
-def load_spec(path: Path, strict: bool = False, label: str | None = None) -> tuple[Spec, bytes, list[Diagnostic]]:
-    """The checked spec at `path`, its exact bytes and its warnings. SpecError lists every
-    problem when there are errors, or warnings under `strict`."""
+def _checked_spec(path: Path, label: str | None = None) -> tuple[Spec, bytes, list[Diagnostic]]:
+    """The spec at `path` and every problem the checks find in it (named `label`, if given)."""
     from mcpgen.check import check_semantics
     from mcpgen.ir.names import check_names
 
     spec, raw, problems = read_spec(path, label)
     problems += check_semantics(spec)
     problems += check_names(spec)
+    return spec, raw, problems
+
+
+def load_spec(path: Path, strict: bool = False, label: str | None = None) -> tuple[Spec, bytes, list[Diagnostic]]:
+    """The checked spec at `path`, its exact bytes and its warnings. SpecError lists every
+    problem when there are errors, or warnings under `strict`. The findings of the lint
+    profiles the spec selects (`lint: [...]`) are warnings here, as buf's are in a build.
+    Diagnostics name the file `label` when given (`main:spec.yaml` for a spec from git)."""
+    spec, raw, problems = _checked_spec(path, label)
+    if spec.lint and not any(problem.is_error for problem in problems):
+        from mcpgen.lint import lint as lint_spec
+
+        problems += [replace(finding, severity="warning") for finding in lint_spec(spec, spec.lint)]
     if any(problem.is_error or strict for problem in problems):
         raise SpecError(problems)
     return spec, raw, sorted(set(problems), key=lambda d: (d.file, d.position, d.message))
@@ -160,6 +174,26 @@ def validate(spec_path: Path, strict: bool = False) -> list[Diagnostic]:
     """What `mcpgen validate` runs: every check, and a build in memory, so that a spec that
     validates also builds. Returns the warnings; raises SpecError as `build` does."""
     return list(build(spec_path, strict=strict).warnings)
+
+
+@dataclass(frozen=True)
+class Linted:
+    profiles: tuple[str, ...]  # the profiles that ran
+    findings: list[Diagnostic]
+
+
+def lint(spec_path: Path, profiles: Sequence[str] = ()) -> Linted:
+    """What `mcpgen lint` runs: the findings of `profiles`, else of the spec's `lint:` list,
+    else of `portable`. A spec with errors raises SpecError (lint looks at specs that build);
+    the spec's own warnings are `validate`'s business, not the linter's."""
+    from mcpgen.lint import chosen_profiles
+    from mcpgen.lint import lint as lint_spec
+
+    spec, _, problems = _checked_spec(spec_path)
+    if any(problem.is_error for problem in problems):
+        raise SpecError(problems)
+    chosen = chosen_profiles(spec, profiles)
+    return Linted(chosen, lint_spec(spec, chosen))
 
 
 _MODEL_HINT = "the model generator (datamodel-code-generator) cannot turn this schema into Python classes; simplify it"
@@ -339,3 +373,158 @@ def _diff(old: Generated, new: Generated) -> list[Change]:
 
     wire, pairs = compare_wire(old.spec, new.spec)
     return wire + compare_code(old, new, pairs)
+
+
+# --- mcpgen import -----------------------------------------------------------------------------
+
+
+def read_capture(path: Path) -> dict[str, Any]:
+    """A capture file (`tests/corpus/*.json`'s shape). Raises SourceError."""
+    from mcpgen.importer.capture import read_capture as read
+
+    return read(path)
+
+
+def list_server(
+    target: str, stdio: bool, era: str = "auto", timeout: float = 60.0
+) -> dict[str, Any]:
+    """What a running server lists (a stdio command line, or a Streamable HTTP URL), every
+    page, as a capture. Raises `SourceError`."""
+    from mcpgen.importer.live import list_server as list_live
+
+    return list_live(target, stdio, era, timeout)
+
+
+def capture_text(capture: dict[str, Any]) -> str:
+    from mcpgen.importer.capture import capture_json
+
+    return capture_json(capture)
+
+
+IMPORT_HEADER = "Imported with `mcpgen import`: what the server listed, as a spec.\nBuild it with `mcpgen build`."
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A spec made from a capture, with everything it does not carry over, and what
+    `mcpgen validate` says about it (positioned in the spec, named as it will be written).
+    """
+
+    text: str
+    losses: tuple[Loss, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    counts: dict[str, int]  # tools, resources, prompts and definitions in the spec
+
+    @property
+    def valid(self) -> bool:
+        return not any(diagnostic.is_error for diagnostic in self.diagnostics)
+
+
+def import_capture(
+    capture: dict[str, Any], spec_name: str, package: str | None = None, share_definitions: bool = True
+) -> Imported:
+    """The spec of a capture. The spec is built in memory, exactly as `mcpgen validate`
+    would, and its list answers compared with the capture's; every difference is a loss.
+    When the build fails, shared definitions are given up first, then the items the errors
+    point at are left out (and reported, with the error), until it builds or nothing is left
+    to blame; then the spec is returned with its diagnostics."""
+    from mcpgen.importer.compare import served_losses
+    from mcpgen.importer.to_spec import spec_data
+    from mcpgen.importer.yaml_text import yaml_text
+
+    chosen = package or naming.package(str(capture["serverInfo"].get("name", "")))
+    share = share_definitions
+    refused: dict[tuple[str, str], str] = {}
+    while True:
+        data, losses = spec_data(capture, chosen, share, refused)
+        text = yaml_text(data, IMPORT_HEADER)
+        served, diagnostics = _served_capture(text, spec_name)
+        if served is not None:
+            losses += served_losses(capture, served, losses)
+            break
+        if share and "definitions" in data:
+            share = False
+            continue
+        blamed = {item: reason for item, reason in _blamed_items(text, diagnostics).items() if item not in refused}
+        if not blamed:
+            break
+        refused.update(blamed)
+    counts = {key: len(data.get(key, {})) for key in ("tools", "resources", "prompts", "definitions")}
+    return Imported(text, tuple(losses), diagnostics, counts)
+
+
+def _blamed_items(text: str, diagnostics: Sequence[Diagnostic]) -> dict[tuple[str, str], str]:
+    """The tools, resources and prompts (by section and name) whose lines hold an error,
+    each with the first error's message."""
+    data, source, _ = load_yaml(text, "imported")
+    starts = sorted(
+        (source.key((section, name)).line, section, name)
+        for section in ("tools", "resources", "prompts")
+        if isinstance(data.get(section), dict)
+        for name in data[section]
+    )
+    blamed: dict[tuple[str, str], str] = {}
+    for diagnostic in diagnostics:
+        if not diagnostic.is_error:
+            continue
+        before = [(section, name) for line, section, name in starts if line <= diagnostic.position.line]
+        if before:
+            blamed.setdefault(before[-1], diagnostic.message)
+    return blamed
+
+
+def _served_capture(
+    text: str, spec_name: str
+) -> tuple[dict[str, Any] | None, tuple[Diagnostic, ...]]:
+    """What the spec `text` would serve, as a capture, and its diagnostics (named `spec_name`);
+    None when it does not build."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="mcpgen-import-") as scratch:
+        path = Path(scratch) / (
+            Path(spec_name).name
+            if spec_name.endswith((".yaml", ".yml"))
+            else "spec.yaml"
+        )
+        path.write_text(text, encoding="utf-8")
+
+        def renamed(found: Sequence[Diagnostic]) -> tuple[Diagnostic, ...]:
+            return tuple(
+                replace(d, file=spec_name) if d.file == str(path) else d
+                for d in found
+            )
+
+        try:
+            result = build(path, allow_outside=True)
+        except SpecError as error:
+            return None, renamed(error.diagnostics)
+        api = result.api
+        served: dict[str, Any] = {
+            "serverInfo": api.server_info,
+            "capabilities": api.capabilities,
+        }
+        if api.instructions is not None:
+            served["instructions"] = api.instructions
+        served["tools"] = [tool.wire for tool in api.tools]
+        served["resources"] = [
+            resource.wire for resource in api.resources if resource.uri is not None
+        ]
+        served["resourceTemplates"] = [
+            resource.wire
+            for resource in api.resources
+            if resource.uri_template is not None
+        ]
+        served["prompts"] = [prompt.wire for prompt in api.prompts]
+        return served, renamed(result.warnings)
+
+
+def write_new_file(path: Path, text: str, force: bool = False) -> bool:
+    """Write `path` unless it exists (then False), or replace it atomically under `force`."""
+    from mcpgen.write.new_file import create
+
+    if not force:
+        return create(path, text)
+    temporary = path.with_name(f".{path.name}.mcpgen-tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+    return True

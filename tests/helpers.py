@@ -102,6 +102,42 @@ def corpus_spec(capture: dict[str, Any], package: str) -> dict[str, Any]:
     return spec
 
 
+def stub_implementation(handlers: type) -> Any:
+    """An instance of a Handlers subclass whose every method exists; listing never calls them."""
+
+    async def unused(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    methods = {name: unused for name in handlers.__abstractmethods__}  # type: ignore[attr-defined]
+    return type("StubHandlers", (handlers,), methods)()
+
+
+async def server_listings(server: Any, mode: str) -> dict[str, list[dict[str, Any]]]:
+    """The four lists of a server (in-process, or a URL), every page, as the wire has them."""
+    from mcp import Client
+
+    async def every_page(fetch: Any, field: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = await fetch(cursor=cursor)
+            items += [wire(item) for item in getattr(page, field)]
+            cursor = page.next_cursor
+            if cursor is None:
+                return items
+
+    async with Client(server, mode=mode) as client:
+        capabilities = client.server_capabilities
+        return {
+            "tools": await every_page(client.list_tools, "tools"),
+            "resources": await every_page(client.list_resources, "resources") if capabilities.resources else [],
+            "resourceTemplates": await every_page(client.list_resource_templates, "resource_templates")
+            if capabilities.resources
+            else [],
+            "prompts": await every_page(client.list_prompts, "prompts") if capabilities.prompts else [],
+        }
+
+
 def spec_diagnostics(path: Path) -> list[Diagnostic]:
     """Every diagnostic of a spec that must fail to load, each naming the spec's file."""
     with pytest.raises(SpecError) as caught:

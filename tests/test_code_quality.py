@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, build_and_write
 
 pytestmark = pytest.mark.slow
 
@@ -36,3 +37,20 @@ def test_ruff_passes_on_the_generator_and_the_generated_packages() -> None:
 def test_generated_packages_are_black_clean() -> None:
     result = _run("black", "--check", "--quiet", "-l", "88", "--target-version", "py311", *GENERATED_PACKAGES)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_generated_100_tool_package_is_black_clean(tmp_path: Path) -> None:
+    # Large classes (Handlers, the client) are formatted method by method, and models come
+    # group by group: black on the whole result must find nothing to change.
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from specs import write_spec as write_benchmark_spec
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    spec = write_benchmark_spec(tmp_path, 100)
+    result = build_and_write(spec, tmp_path / "out")
+    package = str(result.directory)
+    black = _run("black", "--check", "-l", "88", "--target-version", "py311", package)
+    assert black.returncode == 0, black.stdout + black.stderr
+    ruff = _run("ruff", "check", "--no-cache", package)
+    assert ruff.returncode == 0, ruff.stdout + ruff.stderr

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -18,39 +17,13 @@ from helpers import (
     CORPUS_UNSUPPORTED_TOOL_KEYS,
     built_package,
     corpus_spec,
-    wire,
+    server_listings,
+    stub_implementation,
 )
 
 pytestmark = pytest.mark.slow  # each case builds a package
 
 SERVERS = sorted(path.stem for path in CORPUS.glob("*.json"))
-
-
-def _implementation(handlers: type) -> Any:
-    """A Handlers subclass whose every method exists; listing never calls them."""
-
-    async def unused(self: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
-
-    methods = {name: unused for name in handlers.__abstractmethods__}  # type: ignore[attr-defined]
-    return type("CorpusHandlers", (handlers,), methods)()
-
-
-async def _listings(server: Any, mode: str) -> dict[str, list[dict[str, Any]]]:
-    from mcp import Client
-
-    def dump(items: list[Any]) -> list[dict[str, Any]]:
-        return [wire(item) for item in items]
-
-    async with Client(server, mode=mode) as client:
-        return {
-            "tools": dump((await client.list_tools()).tools),
-            "resources": dump((await client.list_resources()).resources) if client.server_capabilities.resources else [],
-            "resourceTemplates": dump((await client.list_resource_templates()).resource_templates)
-            if client.server_capabilities.resources
-            else [],
-            "prompts": dump((await client.list_prompts()).prompts) if client.server_capabilities.prompts else [],
-        }
 
 
 @pytest.mark.parametrize("name", SERVERS)
@@ -60,9 +33,9 @@ def test_corpus_server_round_trips(name: str, tmp_path: Path) -> None:
     spec_path = tmp_path / f"{name}.yaml"
     spec_path.write_text(yaml.safe_dump(corpus_spec(capture, package), sort_keys=False, allow_unicode=True))
     with built_package(spec_path, tmp_path / "out") as generated:
-        server = generated.create_server(_implementation(generated.Handlers))
+        server = generated.create_server(stub_implementation(generated.Handlers))
         for mode in ("auto", "legacy"):
-            served = anyio.run(_listings, server, mode)
+            served = anyio.run(server_listings, server, mode)
             assert len(served["tools"]) == len(capture["tools"]) > 0
             for key in ("tools", "resources", "resourceTemplates", "prompts"):
                 expected = capture.get(key, [])

@@ -12,8 +12,22 @@ from helpers import ROOT
 PACKAGE = ROOT / "mcpgen"
 
 # The pipeline's stages in order; a module may import its own stage and earlier ones only.
+# `importer` turns a server's listings into spec text: it needs the format (spec, 1) and
+# nothing later; the pipeline builds what it made to compare it with the original.
 # `compare` (mcpgen diff) sits beside `write`: both use what render knows, neither the other.
-STAGES = {"spec": 1, "check": 2, "ir": 3, "render": 4, "write": 5, "compare": 5, "pipeline": 6, "cli": 7, "__main__": 8}
+STAGES = {
+    "spec": 1,
+    "importer": 2,
+    "check": 2,
+    "lint": 3,
+    "ir": 4,
+    "render": 5,
+    "write": 6,
+    "compare": 6,
+    "pipeline": 7,
+    "cli": 8,
+    "__main__": 9,
+}
 SHARED = 0  # mcpgen/__init__, diagnostics, hashing, handler_changes: used by any stage
 
 

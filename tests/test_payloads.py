@@ -76,7 +76,7 @@ def format_places(schema: Json, path: Path_ = ()) -> Iterator[tuple[Path_, str]]
     """Every place of the format that holds spec text: (place, kind), kind being "string"
     (a string value), "key" (a mapping whose keys are names), "object" (free-form JSON,
     whose keys and values are text) or "schema" (a JSON Schema)."""
-    if schema == spec_format._SCHEMA:
+    if schema == spec_format.JSON_SCHEMA_VALUE:
         yield path, "schema"
         return
     kind = schema.get("type")

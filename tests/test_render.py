@@ -290,3 +290,23 @@ def test_model_groups_come_from_the_cache_and_give_the_same_bytes(
     monkeypatch.setattr(models_module, "generate_models", no_generator)
     warm = build(GIFT_SPEC, tmp_path / "warm", allow_outside=True).files
     assert warm == cold
+
+
+def test_a_class_with_many_methods_is_formatted_as_black_formats_it_whole() -> None:
+    import black
+
+    from mcpgen.render.formatting import SPLIT_METHODS, blocks, format_python
+
+    methods = "\n".join(
+        f"""
+    # method {index}
+    @staticmethod
+    async def method_{index}(first_argument_with_a_long_name: int, second_argument_with_a_long_name: str = 'x') -> None:
+        '''Docstring {index}.'''
+        return None
+"""
+        for index in range(SPLIT_METHODS + 2)
+    )
+    source = f"class Many:\n    '''The head.'''\n    limit = {{'a':1}}\n{methods}\n\ndef after(): pass\n"
+    assert [len(block) for block in blocks(source)] == [1 + SPLIT_METHODS + 2, 1]
+    assert format_python(source) == black.format_str(source, mode=BLACK_MODE)

@@ -3,11 +3,18 @@
 A generated module is mostly top-level classes and functions, and black formats each of
 them without looking at its neighbours; between them it always puts two blank lines. So a
 module is cut at its top-level definitions, each piece is formatted on its own, and the
-pieces are joined with two blank lines, which is what black makes of the whole module
-(the golden and code-quality tests run `black --check` on the results). Each formatted
-piece is cached on disk by its content, black's version and mode, so a rebuild after a
-small spec edit formats only what the edit touched; pieces not in the cache are formatted
-by worker processes when there are enough of them to repay starting the workers.
+pieces are joined with two blank lines, which is what black makes of the whole module.
+
+A class with many methods (`Handlers`, the client) is cut further, since one changed tool
+would otherwise send the whole class through black: its head (the class line, docstring
+and attributes) is formatted on its own, and each method inside a stand-in `class _:`, so
+that black sees it at the depth it has; the parts are joined with the one blank line black
+puts between methods. The golden and code-quality tests run `black --check` on the results.
+
+Each formatted piece is cached on disk by its content, black's version and mode, so a
+rebuild after a small spec edit formats only what the edit touched; pieces not in the
+cache are formatted by worker processes when there are enough of them to repay starting
+the workers.
 """
 
 from __future__ import annotations
@@ -45,20 +52,69 @@ def _black(piece: str) -> str:
     return black.format_str(piece, mode=BLACK_MODE)
 
 
-def pieces(source: str) -> list[str]:
+# A class with at least this many methods is formatted method by method.
+SPLIT_METHODS = 8
+# What a method is formatted inside, so that black indents and spaces it as a member.
+_STAND_IN = "class _:\n"
+
+
+def _first_line(node: ast.stmt, lines: list[str]) -> int:
+    """Where a definition starts: its decorators, and the comments right above it, which
+    black keeps with it."""
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    first = min([node.lineno, *(decorator.lineno for decorator in decorators)]) - 1
+    while first > 0 and lines[first - 1].lstrip().startswith("#"):
+        first -= 1
+    return first
+
+
+def _is_definition(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+
+
+def blocks(source: str) -> list[list[str]]:
     """The module cut before and after each top-level class and function (decorators
-    included); the text between them stays one piece."""
+    included); the text between them stays one block. A block is what black is given: one
+    text, or for a class with many methods its head and then each method in `_STAND_IN`."""
     lines = source.splitlines(keepends=True)
     cuts: set[int] = set()
+    classes: dict[int, ast.ClassDef] = {}
     for node in ast.parse(source).body:
-        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)]) - 1
-            while first > 0 and lines[first - 1].lstrip().startswith("#"):
-                first -= 1  # a comment right above a definition stays with it, as black keeps it
+        if _is_definition(node):
+            first = _first_line(node, lines)
             cuts.update((first, node.end_lineno or node.lineno))
+            if isinstance(node, ast.ClassDef):
+                classes[first] = node
     bounds = sorted({0, len(lines), *cuts})
-    chunks = ["".join(lines[start:end]) for start, end in zip(bounds, bounds[1:], strict=False)]
-    return [chunk for chunk in chunks if chunk.strip()]
+    found = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        chunk = "".join(lines[start:end])
+        if not chunk.strip():
+            continue
+        found.append(_class_parts(classes[start], lines, start, end) if start in classes else [chunk])
+    return found
+
+
+def _class_parts(node: ast.ClassDef, lines: list[str], start: int, end: int) -> list[str]:
+    methods = [member for member in node.body if isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if len(methods) < SPLIT_METHODS or node.body[-len(methods) :] != methods:  # methods last, nothing between
+        return ["".join(lines[start:end])]
+    # The head keeps what comes before the first method; a head with no statement of its
+    # own (no docstring) would not parse, so it keeps the first method too.
+    members = methods if node.body[0] is not methods[0] else methods[1:]
+    starts = [_first_line(member, lines) for member in members] + [end]
+    parts = ["".join(lines[start : starts[0]])]
+    parts += [_STAND_IN + "".join(lines[a:b]).rstrip("\n") + "\n" for a, b in zip(starts, starts[1:], strict=False)]
+    return parts
+
+
+def _joined(block: list[str]) -> str:
+    head, *members = block
+    for member in members:
+        if not member.startswith(_STAND_IN):
+            raise AssertionError(f"black moved the stand-in class line: {member[:80]!r}")
+        head += "\n" + member[len(_STAND_IN) :]
+    return head
 
 
 def format_pieces(all_pieces: Sequence[str]) -> list[str]:
@@ -80,12 +136,15 @@ def format_pieces(all_pieces: Sequence[str]) -> list[str]:
 
 def format_modules(sources: Sequence[str]) -> list[str]:
     """Several modules through black at once (one pool of workers for all of them)."""
-    cut = [pieces(source) for source in sources]
-    flat = format_pieces([piece for module in cut for piece in module])
+    cut = [blocks(source) for source in sources]
+    flat = format_pieces([part for module in cut for block in module for part in block])
     modules = []
     for module in cut:
-        done, flat = flat[: len(module)], flat[len(module) :]
-        modules.append("\n\n".join(done))
+        formatted = []
+        for block in module:
+            done, flat = flat[: len(block)], flat[len(block) :]
+            formatted.append(_joined(done))
+        modules.append("\n\n".join(formatted))
     return modules
 
 

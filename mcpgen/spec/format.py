@@ -46,6 +46,10 @@ def entity_schema(keys: tuple[Key, ...], **extra: Json) -> dict[str, Json]:
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
+# The profiles of `mcpgen lint` (what real clients accept; see `mcpgen.lint`), which a spec
+# may select with `lint: [...]` so that `build` and `validate` warn about their findings.
+LINT_PROFILES = ("portable", "openai-strict", "anthropic-strict")
+
 _META = {"type": "object", "description": "Served as is in `_meta` (e.g. `openai/outputTemplate`)."}
 _ICONS = {
     "type": "array",
@@ -61,7 +65,8 @@ _ICONS = {
         "additionalProperties": False,
     },
 }
-_SCHEMA = {"type": "object", "description": "A JSON Schema (2020-12)."}
+# The value of every key that holds a JSON Schema (`inputSchema`, `outputSchema`, `schema`, definitions).
+JSON_SCHEMA_VALUE = {"type": "object", "description": "A JSON Schema (2020-12)."}
 _TEXT = {"type": "string"}
 _LIST_CHANGED = {"type": "object", "properties": {"listChanged": {"type": "boolean"}}, "additionalProperties": False}
 _VALUES = {"type": "array", "items": {"type": "string"}, "description": "Completion values, offered by prefix."}
@@ -159,8 +164,8 @@ SERVER_KEYS = (
 TOOL_KEYS = (
     Key("title", _TEXT, served=True),
     Key("description", _TEXT, served=True),
-    Key("inputSchema", _SCHEMA, served=True, required=True),
-    Key("outputSchema", _SCHEMA, served=True),
+    Key("inputSchema", JSON_SCHEMA_VALUE, served=True, required=True),
+    Key("outputSchema", JSON_SCHEMA_VALUE, served=True),
     Key("annotations", _ANNOTATIONS, served=True),
     Key("icons", _ICONS, served=True),
     Key("_meta", _META, served=True),
@@ -176,7 +181,7 @@ RESOURCE_KEYS = (
     Key("annotations", _RESOURCE_ANNOTATIONS, served=True),
     Key("icons", _ICONS, served=True),
     Key("_meta", _META, served=True),
-    Key("schema", _SCHEMA),
+    Key("schema", JSON_SCHEMA_VALUE),
     Key("text", {"type": "string", "description": "Static text content, served without a handler."}),
     Key("blob", {"type": "string", "description": "Static binary content (base64), served without a handler."}),
     Key("file", _FILE),
@@ -218,7 +223,7 @@ def spec_format_schema() -> dict[str, Any]:
                 "description": "Where `build` writes the package, relative to this file (default: beside it).",
             },
             "server": entity_schema(SERVER_KEYS),
-            "definitions": {"type": "object", "additionalProperties": _SCHEMA},
+            "definitions": {"type": "object", "additionalProperties": JSON_SCHEMA_VALUE},
             "tools": {"type": "object", "additionalProperties": entity_schema(TOOL_KEYS)},
             "resources": {
                 "type": "object",
@@ -227,6 +232,12 @@ def spec_format_schema() -> dict[str, Any]:
                 ),
             },
             "prompts": {"type": "object", "additionalProperties": entity_schema(PROMPT_KEYS)},
+            "lint": {
+                "type": "array",
+                "items": {"enum": list(LINT_PROFILES)},
+                "uniqueItems": True,
+                "description": "`mcpgen lint` profiles whose findings `build` and `validate` print as warnings.",
+            },
         },
         "required": ["mcpgen", "server"],
         "additionalProperties": False,

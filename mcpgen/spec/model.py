@@ -107,6 +107,7 @@ class Spec:
     resources: tuple[Resource, ...]
     prompts: tuple[Prompt, ...]
     source: SourceMap
+    lint: tuple[str, ...] = ()  # the `mcpgen lint` profiles the spec selects
 
 
 def _served(entity: dict[str, Json], keys: tuple[Key, ...]) -> dict[str, Json]:
@@ -233,4 +234,5 @@ def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
         resources=tuple(_resource(name, resource) for name, resource in _entries(root, "resources")),
         prompts=tuple(_prompt(name, prompt) for name, prompt in _entries(root, "prompts")),
         source=source,
+        lint=tuple(profile for profile in _list(root.get("lint")) if isinstance(profile, str)),
     )

@@ -1,0 +1,74 @@
+"""A capture: what a server listed, in the shape of `tests/corpus/*.json`.
+
+`{"serverInfo", "capabilities", "instructions"?, "tools"?, "resources"?,
+"resourceTemplates"?, "prompts"?}` with the wire's own field names; every list holds all
+pages. `mcpgen import --capture FILE` writes one, and `mcpgen import FILE` reads it back.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+Json = Any
+Capture = dict[str, Json]
+
+# The four lists, by the key that holds them in a capture, with the method that lists them.
+LISTS = {
+    "tools": "tools/list",
+    "resources": "resources/list",
+    "resourceTemplates": "resources/templates/list",
+    "prompts": "prompts/list",
+}
+
+
+class SourceError(Exception):
+    """A source that cannot be imported: an unreadable capture, an unreachable server."""
+
+
+def read_capture(path: Path) -> Capture:
+    """The capture in the JSON file at `path`; SourceError names what is wrong, and where."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SourceError(f"{path}: error: the capture does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{path}: error: cannot read the capture: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"{path}:{exc.lineno}:{exc.colno}: error: not JSON: {exc.msg}") from None
+    problem = shape_problem(data)
+    if problem:
+        raise SourceError(
+            f"{path}:1:1: error: not a capture: {problem}\n"
+            '  hint: a capture is {"serverInfo": {"name", "version"}, "capabilities", "tools": [...], ...}'
+        )
+    return dict(data)
+
+
+def shape_problem(data: Json) -> str | None:
+    """What keeps `data` from being a capture, or None."""
+    if not isinstance(data, dict):
+        return "the top level is not an object"
+    info = data.get("serverInfo")
+    if not isinstance(info, dict) or not isinstance(info.get("name"), str) or not isinstance(info.get("version"), str):
+        return "serverInfo must be an object with a string name and version"
+    if not isinstance(data.get("capabilities", {}), dict):
+        return "capabilities must be an object"
+    if not isinstance(data.get("instructions", ""), str):
+        return "instructions must be a string"
+    for key in LISTS:
+        items = data.get(key, [])
+        if not isinstance(items, list):
+            return f"{key} must be a list"
+        for index, item in enumerate(items):
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                return f"{key}[{index}] must be an object with a string name"
+    return None
+
+
+def capture_json(capture: Capture) -> str:
+    """A capture as the file `--capture` writes."""
+    return json.dumps(capture, indent=2, ensure_ascii=False) + "\n"

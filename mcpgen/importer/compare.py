@@ -1,0 +1,79 @@
+"""What the built server would serve, compared with what the source listed.
+
+The mapping in `to_spec.py` reports what it leaves out; this is the check behind it. Any
+other difference between an original list entry and the built server's (a schema that
+mcpgen would serve wrapped, a capability it announces on its own) is reported too, so
+nothing changes silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpgen.importer.capture import Capture
+from mcpgen.importer.shared import canonical
+from mcpgen.importer.to_spec import Loss
+
+Json = Any
+_KINDS = {
+    "tools": "tool",
+    "resources": "resource",
+    "resourceTemplates": "resource template",
+    "prompts": "prompt",
+}
+_MISSING = object()
+
+
+def _said(value: Json) -> str:
+    return "nothing" if value is _MISSING else canonical(value)
+
+
+def served_losses(capture: Capture, served: Capture, reported: list[Loss]) -> list[Loss]:
+    """The differences between `capture` and `served` (the built server's capture) that
+    `reported` does not already name."""
+    named = {(loss.item, loss.key) for loss in reported}
+    whole = {loss.item for loss in reported if loss.key is None}
+    losses: list[Loss] = []
+
+    def told(item: str, key: str) -> bool:
+        return (item, key) in named or (key == "arguments" and any(i.startswith(f"{item} argument") for i, _ in named))
+
+    for list_key, kind in _KINDS.items():
+        built = {entry["name"]: entry for entry in served.get(list_key, [])}
+        seen: set[str] = set()
+        for original in capture.get(list_key, []):
+            name = original["name"]
+            item = f"{kind} '{name}'"
+            if name in seen or item in whole:
+                continue
+            seen.add(name)
+            entry = built.get(name)
+            if entry is None:
+                losses.append(Loss(item, "the built server would not list it"))
+                continue
+            for key in dict.fromkeys([*original, *entry]):
+                before, after = original.get(key, _MISSING), entry.get(key, _MISSING)
+                if _said(before) != _said(after) and not told(item, key):
+                    losses.append(
+                        Loss(
+                            item,
+                            f"'{key}' would be served differently: {_said(after)}",
+                            key,
+                        )
+                    )
+    for key in ("serverInfo", "capabilities"):
+        before, after = capture.get(key, {}), served.get(key, {})
+        for name in dict.fromkeys([*before, *after]):
+            if _said(before.get(name, _MISSING)) != _said(after.get(name, _MISSING)) and not told("server", name):
+                what = "capability" if key == "capabilities" else "serverInfo key"
+                losses.append(
+                    Loss(
+                        "server",
+                        f"{what} '{name}' is {_said(before.get(name, _MISSING))} on the original "
+                        f"and would be {_said(after.get(name, _MISSING))} on the built server",
+                        name,
+                    )
+                )
+    if capture.get("instructions") != served.get("instructions"):
+        losses.append(Loss("server", "its instructions would differ", "instructions"))
+    return losses

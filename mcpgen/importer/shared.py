@@ -1,0 +1,116 @@
+"""Shared definitions: a `$defs` entry that several tool schemas repeat, written once.
+
+A generated server serves every schema self-contained: a spec's `{$ref: "#/definitions/X"}`
+is served as `{$ref: "#/$defs/X"}` with X copied under the schema's own `$defs`
+(`mcpgen.spec.json_schema.bundle`). So a `$defs` entry that two or more schemas hold, under
+the same name and with the same content, can move to the spec's `definitions` and come back
+on the wire exactly as it was. Each rewritten schema is bundled here the way the server will
+bundle it and compared with the original; one that would not come back JSON-equal keeps its
+own copy. Repeated subschemas written inline are left alone: moving them would put a `$ref`
+and a `$defs` on the wire where the original had none.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcpgen.spec.json_schema import (
+    DEFINITIONS_PREFIX,
+    LOCAL_PREFIX,
+    bundle,
+    iter_refs,
+    rewrite_refs,
+    split_ref,
+    used_definitions,
+)
+
+Json = Any
+_SCHEMA_KEYS = ("inputSchema", "outputSchema")
+
+
+def canonical(value: Json) -> str:
+    """One text per JSON value: equal texts, equal values (1 and 1.0, true and 1 differ)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _own_definitions(schema: Json) -> dict[str, Json]:
+    found = schema.get("$defs") if isinstance(schema, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _candidates(schemas: list[dict[str, Json]]) -> dict[str, Json]:
+    """`$defs` entries that two or more schemas hold, each time with the same content, and
+    whose own refs lead only to other such entries. (A name with two contents stays in
+    each schema: a spec cannot hold a shared definition and a `$defs` entry of one name.)"""
+    contents: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
+    first: dict[str, Json] = {}  # as written (keys in the order the import writes them)
+    for schema in schemas:
+        for name, definition in _own_definitions(schema).items():
+            contents.setdefault(name, set()).add(canonical(definition))
+            counts[name] = counts.get(name, 0) + 1
+            first.setdefault(name, definition)
+    shared = {name: first[name] for name, texts in contents.items() if len(texts) == 1 and counts[name] > 1}
+    while True:  # a definition that points outside the shared ones cannot move
+        movable = {
+            name: definition
+            for name, definition in shared.items()
+            if all((split_ref(ref, LOCAL_PREFIX) or ("",))[0] in shared for _, ref in iter_refs(definition))
+        }
+        if movable.keys() == shared.keys():
+            return shared
+        shared = movable
+
+
+def _to_shared(names: set[str]) -> Any:
+    def rewrite(ref: str) -> str:
+        split = split_ref(ref, LOCAL_PREFIX)
+        if split is not None and split[0] in names:
+            return DEFINITIONS_PREFIX + ref[len(LOCAL_PREFIX) :]
+        return ref
+
+    return rewrite
+
+
+def _rewritten(schema: dict[str, Json], names: set[str]) -> dict[str, Json]:
+    rewritten: dict[str, Json] = rewrite_refs(schema, _to_shared(names))
+    own = {name: value for name, value in _own_definitions(rewritten).items() if name not in names}
+    if own:
+        rewritten["$defs"] = own
+    else:
+        rewritten.pop("$defs", None)
+    return rewritten
+
+
+def extract_shared_definitions(
+    tools: dict[str, dict[str, Json]],
+) -> tuple[dict[str, Json], dict[str, dict[str, Json]]]:
+    """The shared definitions of these tools (sorted by name), and the tools with their
+    schemas referring to them wherever that serves the same JSON."""
+    schemas = [tool[key] for tool in tools.values() for key in _SCHEMA_KEYS if isinstance(tool.get(key), dict)]
+    shared = _candidates(schemas)
+    if not shared:
+        return {}, tools
+    names = set(shared)
+    definitions = {name: rewrite_refs(shared[name], _to_shared(names)) for name in sorted(names)}
+    result: dict[str, dict[str, Json]] = {}
+    for tool_name, tool in tools.items():
+        result[tool_name] = dict(tool)
+        for key in _SCHEMA_KEYS:
+            original = tool.get(key)
+            if not isinstance(original, dict):
+                continue
+            if not names & _own_definitions(original).keys():
+                continue
+            candidate = _rewritten(original, names)
+            if canonical(bundle(candidate, definitions)) == canonical(original):
+                result[tool_name][key] = candidate
+    used = {
+        name
+        for tool in result.values()
+        for key in _SCHEMA_KEYS
+        if isinstance(tool.get(key), dict)
+        for name in used_definitions(tool[key], definitions)
+    }
+    return {name: definition for name, definition in definitions.items() if name in used}, result

@@ -1,0 +1,98 @@
+"""`portable`: what every major MCP client keeps, whatever model it forwards the tools to.
+
+The MCP specification allows more than many clients accept, so this profile holds a server to
+the intersection: tool names, tool counts, description lengths, and schemas that any client
+can read without fetching or guessing anything. Each rule names its sources.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mcpgen.check.schemas import spec_schemas
+from mcpgen.diagnostics import Diagnostic
+from mcpgen.lint.rules import Rule
+from mcpgen.spec.json_schema import iter_subschemas
+from mcpgen.spec.model import Spec
+
+TOOL_NAME = Rule(
+    "portable/tool-name",
+    "error",
+    "use 1-64 characters of A-Z a-z 0-9 _ -; e.g. 'files_read' rather than 'files.read'",
+    "MCP 2025-11-25, Server features: Tools, 'Tool names' (SHOULD be 1-128 characters of A-Z a-z 0-9 _ - .); "
+    "narrower in clients: OpenAI API reference, function `name` ('a-z, A-Z, 0-9, underscores and dashes, "
+    "maximum length of 64'); Windsurf refuses other names ('violates ^[a-zA-Z0-9_-]{1,64}$', "
+    "github.com/patchorbit/domscribe/issues/18); GitHub Copilot CLI refuses '.' (HTTP 400, "
+    "github.com/github/copilot-cli/issues/1879); read 2026-11-30",
+)
+TOOL_COUNT = Rule(
+    "portable/tool-count",
+    "warning",
+    "fewer, broader tools choose better; split the server by task",
+    "No client documents a limit of 50, which comes from mcpgen's issue 11: Cursor sends at most 40 MCP tools "
+    "(365community.online, 'Model Context Protocol and the too many tools problem'; mcptrove.com, 2026-06-17); "
+    "GitHub Copilot fails at 128 tools (getdraft.dev, 'The Tool Tax'); read 2026-11-30",
+)
+DESCRIPTION_LENGTH = Rule(
+    "portable/description-length",
+    "warning",
+    "keep the tool's description to 1024 characters; move detail into the parameters' descriptions",
+    "OpenAI API: 'Invalid tools[N].function.description: string too long. Expected a string with maximum length "
+    "1024' (github.com/getsentry/sentry-mcp/issues/106, 2025-04-25); clients truncate instead "
+    "(github.com/aaif-goose/goose/pull/739; Claude Code at 2048, github.com/Avick3110/houseCARL/issues/583); "
+    "read 2026-11-30",
+)
+DIALECT = Rule(
+    "portable/dialect",
+    "warning",
+    "remove `$schema` (2020-12 is MCP's default) or declare 2020-12",
+    "MCP SEP-1613, 'Establish JSON Schema 2020-12 as Default Dialect for MCP' (Final, 2025-11-25 spec): "
+    "schemas without $schema are 2020-12; other dialects MAY be declared, and implementations that lack "
+    "them return an error; read 2026-11-30",
+)
+SELF_CONTAINED = Rule(
+    "portable/self-contained",
+    "warning",
+    "use `$ref` with a JSON pointer (`#/$defs/Name`), and `$id` at the root only",
+    "No client document found: clients are known to resolve local JSON-pointer refs (mcpgen serves every "
+    "schema bundled so that pointers suffice, and refuses other `$ref`s); dynamic refs and nested `$id`s "
+    "change how refs resolve, so this conservative rule warns",
+)
+
+RULES = (TOOL_NAME, TOOL_COUNT, DESCRIPTION_LENGTH, DIALECT, SELF_CONTAINED)
+
+NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+MAX_TOOLS = 50
+MAX_DESCRIPTION = 1024
+DIALECT_2020_12 = ("https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2020-12/schema#")
+
+
+def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
+    source = spec.source
+    for tool in spec.tools:
+        if not NAME.fullmatch(tool.name):
+            yield TOOL_NAME.finding(source, tool.path, f"tool name '{tool.name}' is not portable")
+        description = tool.served.get("description")
+        if isinstance(description, str) and len(description) > MAX_DESCRIPTION:
+            yield DESCRIPTION_LENGTH.finding(
+                source,
+                tool.path + ("description",),
+                f"the description of tool '{tool.name}' has {len(description)} characters",
+            )
+    if len(spec.tools) > MAX_TOOLS:
+        yield TOOL_COUNT.finding(source, ("tools",), f"{len(spec.tools)} tools are more than {MAX_TOOLS}")
+    for root, schema in spec_schemas(spec):
+        dialect = schema.get("$schema")
+        if isinstance(dialect, str) and dialect not in DIALECT_2020_12:
+            yield DIALECT.finding(
+                source, root + ("$schema",), f"this schema declares the dialect '{dialect}'", at_value=True
+            )
+        for path, subschema in iter_subschemas(schema, root):
+            for key in ("$dynamicRef", "$recursiveRef"):
+                if key in subschema:
+                    yield SELF_CONTAINED.finding(source, path + (key,), f"'{key}' resolves at run time")
+            if "$id" in subschema and path != root:
+                yield SELF_CONTAINED.finding(
+                    source, path + ("$id",), "a nested `$id` changes how refs below it resolve"
+                )
