@@ -17,7 +17,7 @@ from mcpgen.importer.live import ERAS as IMPORT_ERAS
 from mcpgen.spec.format import LINT_PROFILES
 
 EXIT_OK = 0
-EXIT_FAILED = 1  # a bad spec, a stale output, or a file mcpgen refuses to overwrite
+EXIT_FAILED = 1  # a bad spec, a stale output, a file mcpgen refuses to overwrite, or a breaking change
 EXIT_USAGE = 2
 
 
@@ -73,7 +73,24 @@ def _parser() -> argparse.ArgumentParser:
     stub_command.add_argument("spec", type=Path, help="the spec file (YAML)")
     commands.add_parser("schema", help="print the JSON Schema of the spec format")
     _import_parser(commands)
+    _diff_parser(commands)
     return parser
+
+
+def _diff_parser(commands: Any) -> None:
+    command = commands.add_parser(
+        "diff", help="report what changed between two versions of a spec, and exit 1 if it breaks clients"
+    )
+    command.add_argument(
+        "specs", type=Path, nargs="+", metavar="SPEC", help="OLD.yaml NEW.yaml, or with --against the spec alone"
+    )
+    command.add_argument("--against", metavar="GIT_REF", help="compare with the spec as it is at this git ref")
+    command.add_argument("--format", choices=("text", "json"), default="text", help="default: text")
+    command.add_argument(
+        "--allow", action="append", default=[], metavar="ID", help="accept a breaking change: RULE@TARGET, or a RULE"
+    )
+    command.add_argument("--allow-list", type=Path, metavar="FILE", help="a file of ids to --allow, one a line")
+    command.add_argument("--allow-breaking", action="store_true", help="report breaking changes, exit 0")
 
 
 def _import_parser(commands: Any) -> None:
@@ -332,6 +349,44 @@ def _init(directory: Path) -> int:
     return EXIT_OK
 
 
+def _diff(options: argparse.Namespace) -> int:
+    from mcpgen.compare import report
+
+    specs: list[Path] = options.specs
+    if len(specs) != (1 if options.against else 2):
+        wanted = "one spec with --against" if options.against else "two specs, OLD and NEW (or --against GIT_REF SPEC)"
+        print(f"mcpgen diff: error: give {wanted}", file=sys.stderr)
+        return EXIT_USAGE
+    allowed = list(options.allow)
+    if options.allow_list is not None:
+        try:
+            allowed += report.read_allow_list(options.allow_list.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"mcpgen diff: error: cannot read the allow-list {options.allow_list}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        if options.against:
+            changes = pipeline.diff_against(options.against, specs[0])
+        else:
+            changes = pipeline.diff(specs[0], specs[1])
+    except SpecError as error:
+        return _report(error)
+    except pipeline.UsageError as error:
+        return _usage(error)
+    render = report.render_json if options.format == "json" else report.render_text
+    sys.stdout.write(render(changes, allowed))
+    print(report.summary(changes, allowed), file=sys.stderr)
+    breaking = [change for change in changes if change.is_breaking and not report.is_allowed(change, allowed)]
+    if breaking and not options.allow_breaking:
+        print(
+            "breaking changes found; accept one with --allow RULE@TARGET (or an --allow-list file), "
+            "or all with --allow-breaking",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 def _import(options: argparse.Namespace) -> int:
     sources = [
         source
@@ -438,6 +493,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_OK
     if command == "init":
         return _init(options.directory)
+    if command == "diff":
+        return _diff(options)
     if command == "stub":
         try:
             sys.stdout.write(pipeline.starter_app(pipeline.build(options.spec, allow_outside=True)))

@@ -24,6 +24,8 @@ from mcpgen.spec.model import Spec, build_spec
 from mcpgen.spec.source import load_yaml
 
 if TYPE_CHECKING:
+    from mcpgen.compare.changes import Change
+    from mcpgen.compare.code import Generated
     from mcpgen.importer.to_spec import Loss
     from mcpgen.ir.model import Api
     from mcpgen.write.plan import Plan
@@ -33,15 +35,16 @@ STARTER_APP = "app.py"
 STARTER_SCHEMA = "mcpgen-spec.schema.json"
 
 
-def read_spec(path: Path) -> tuple[Spec, bytes, list[Diagnostic]]:
+def read_spec(path: Path, label: str | None = None) -> tuple[Spec, bytes, list[Diagnostic]]:
     """The spec model at `path` (tolerant of malformed parts), its exact bytes, and the
-    problems found while reading it. Raises SpecError when it cannot be read at all."""
+    problems found while reading it. Raises SpecError when it cannot be read at all.
+    Diagnostics name the file `label` when given (`main:spec.yaml` for a spec from git)."""
     try:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError([_unreadable(path, exc)]) from None
-    data, source, problems = load_yaml(text, str(path))
+    data, source, problems = load_yaml(text, label or str(path))
     from mcpgen.check import check_structure
 
     problems += check_structure(data, source)
@@ -58,22 +61,23 @@ def _unreadable(path: Path, error: OSError | UnicodeDecodeError) -> Diagnostic:
     return Diagnostic(str(path), Position(1, 1), f"cannot read the spec: {error.strerror or error}")
 
 
-def _checked_spec(path: Path) -> tuple[Spec, bytes, list[Diagnostic]]:
-    """The spec at `path` and every problem the checks find in it."""
+def _checked_spec(path: Path, label: str | None = None) -> tuple[Spec, bytes, list[Diagnostic]]:
+    """The spec at `path` and every problem the checks find in it (named `label`, if given)."""
     from mcpgen.check import check_semantics
     from mcpgen.ir.names import check_names
 
-    spec, raw, problems = read_spec(path)
+    spec, raw, problems = read_spec(path, label)
     problems += check_semantics(spec)
     problems += check_names(spec)
     return spec, raw, problems
 
 
-def load_spec(path: Path, strict: bool = False) -> tuple[Spec, bytes, list[Diagnostic]]:
+def load_spec(path: Path, strict: bool = False, label: str | None = None) -> tuple[Spec, bytes, list[Diagnostic]]:
     """The checked spec at `path`, its exact bytes and its warnings. SpecError lists every
     problem when there are errors, or warnings under `strict`. The findings of the lint
-    profiles the spec selects (`lint: [...]`) are warnings here, as buf's are in a build."""
-    spec, raw, problems = _checked_spec(path)
+    profiles the spec selects (`lint: [...]`) are warnings here, as buf's are in a build.
+    Diagnostics name the file `label` when given (`main:spec.yaml` for a spec from git)."""
+    spec, raw, problems = _checked_spec(path, label)
     if spec.lint and not any(problem.is_error for problem in problems):
         from mcpgen.lint import lint as lint_spec
 
@@ -316,6 +320,59 @@ def starter_app(result: Build) -> str:
     from mcpgen.render.starter import render_app
 
     return render_app(result.api)
+
+
+def _generated(spec_path: Path, label: str | None = None) -> Generated:
+    """A spec as `diff` compares it: checked, resolved, and its models generated (in memory),
+    for the names and signatures of the Python API."""
+    from mcpgen.compare.code import Generated
+    from mcpgen.ir.resolve import resolve
+    from mcpgen.render.model_index import index_models
+    from mcpgen.render.models import ModelRenderError, render_models
+    from mcpgen.render.package import header
+    from mcpgen.render.views import PythonView
+
+    if not spec_path.is_file():
+        what = "a folder, not a spec file" if spec_path.is_dir() else "no such spec file"
+        raise UsageError(f"{label or spec_path}: {what}")
+    spec, raw, _ = load_spec(spec_path, label=label)
+    api = resolve(spec, raw)
+    try:
+        models = render_models(api, header(api))
+    except ModelRenderError as exc:
+        raise SpecError(_model_diagnostics(spec, api, str(exc), exc.models)) from None
+    return Generated(spec, api, PythonView(api, index_models(models.index_source), models.names))
+
+
+def diff(old_path: Path, new_path: Path) -> list[Change]:
+    """Every change from the spec at `old_path` to the one at `new_path`, WIRE and CODE.
+    Raises SpecError when either spec is bad, UsageError when one is missing."""
+    return _diff(_generated(old_path), _generated(new_path))
+
+
+def diff_against(ref: str, spec_path: Path) -> list[Change]:
+    """Every change from the spec as it was at git `ref` to the spec at `spec_path`; the old
+    spec's positions are labelled `ref:path`. UsageError for a bad ref or a missing file."""
+    import tempfile
+
+    from mcpgen.compare.git import GitError, spec_at
+
+    new = _generated(spec_path)
+    with tempfile.TemporaryDirectory(prefix="mcpgen-diff-") as scratch:
+        try:
+            old_path, label = spec_at(ref, spec_path, Path(scratch))
+        except GitError as error:
+            raise UsageError(str(error)) from None
+        old = _generated(old_path, label)
+    return _diff(old, new)
+
+
+def _diff(old: Generated, new: Generated) -> list[Change]:
+    from mcpgen.compare.code import compare_code
+    from mcpgen.compare.entities import compare_wire
+
+    wire, pairs = compare_wire(old.spec, new.spec)
+    return wire + compare_code(old, new, pairs)
 
 
 # --- mcpgen import -----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ PACKAGE = ROOT / "mcpgen"
 # The pipeline's stages in order; a module may import its own stage and earlier ones only.
 # `importer` turns a server's listings into spec text: it needs the format (spec, 1) and
 # nothing later; the pipeline builds what it made to compare it with the original.
+# `compare` (mcpgen diff) sits beside `write`: both use what render knows, neither the other.
 STAGES = {
     "spec": 1,
     "importer": 2,
@@ -22,6 +23,7 @@ STAGES = {
     "ir": 4,
     "render": 5,
     "write": 6,
+    "compare": 6,
     "pipeline": 7,
     "cli": 8,
     "__main__": 9,

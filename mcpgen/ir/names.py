@@ -3,6 +3,7 @@ that become the same Python name and would overwrite each other."""
 
 from __future__ import annotations
 
+import functools
 import keyword
 from collections.abc import Iterator, Sequence
 
@@ -32,11 +33,19 @@ _RUNTIME_DEPENDENCIES = frozenset(
 )
 
 
+@functools.cache
+def _installed_modules() -> frozenset[str]:
+    """Top-level modules of the installed distributions; reading every distribution's
+    metadata takes a tenth of a second, so once per process (`mcpgen diff` loads two specs)."""
+    from importlib.metadata import packages_distributions
+
+    return frozenset(packages_distributions())
+
+
 def _shadowing(spec: Spec) -> Iterator[Diagnostic]:
     """A package named like the standard library or a dependency would shadow it on import;
     one named like another installed module may, depending on `sys.path`."""
     import sys
-    from importlib.metadata import packages_distributions
 
     package = naming.package_of(spec.server)
     path: JsonPath = ("server", "package") if spec.server.package else ("server", "name")
@@ -44,7 +53,7 @@ def _shadowing(spec: Spec) -> Iterator[Diagnostic]:
     if package in sys.stdlib_module_names or package in _RUNTIME_DEPENDENCIES:
         what = "the standard library's" if package in sys.stdlib_module_names else "a dependency's"
         yield spec.source.error(path, f"the package name '{package}' would shadow {what} module", hint, at_value=True)
-    elif package in packages_distributions():
+    elif package in _installed_modules():
         yield spec.source.warning(
             path, f"the package name '{package}' is also an installed module; one would hide the other", hint, at_value=True
         )

@@ -1,0 +1,299 @@
+"""CODE changes: what the generated Python API changes for existing handlers and callers.
+
+The facts come from what `build` would generate: the IR's names and the signatures and
+models of `render.views.PythonView`, for the old spec and the new. Handlers implement
+methods, so any change of a handler's signature breaks them; callers call the client, so
+for them a new optional keyword is harmless and a removed or newly required one breaks.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from mcpgen.compare.changes import Change, Place, Severity
+from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
+from mcpgen.render.model_index import Field
+from mcpgen.render.views import PythonView
+from mcpgen.spec.model import Spec
+from mcpgen.spec.source import JsonPath
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One side: the spec, its IR, and the generated code's facts."""
+
+    spec: Spec
+    api: Api
+    view: PythonView
+
+
+@dataclass(frozen=True)
+class _Method:
+    """A tool, resource or prompt as generated: its handler (if one answers it) and client method."""
+
+    name: str  # the Python method name
+    handler: str | None  # the Handlers signature
+    client: str  # the client signature
+    path: JsonPath
+
+
+@dataclass(frozen=True)
+class _Signature:
+    parameters: dict[str, tuple[str, bool]]  # keyword -> (annotation, has a default)
+    returns: str
+
+
+def _parsed(signature: str) -> _Signature:
+    function = ast.parse(signature + "\n    ...").body[0]
+    assert isinstance(function, ast.AsyncFunctionDef)
+    arguments = function.args
+    keywords = {
+        argument.arg: (ast.unparse(argument.annotation) if argument.annotation else "", default is not None)
+        for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    }
+    return _Signature(keywords, ast.unparse(function.returns) if function.returns else "")
+
+
+def _members(annotation: str) -> set[str]:
+    """The members of a union annotation (`int | None` -> {"int", "None"})."""
+    if not annotation:
+        return set()
+    members: set[str] = set()
+    pending = [ast.parse(annotation, mode="eval").body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            pending += [node.left, node.right]
+        else:
+            members.add(ast.unparse(node))
+    return members
+
+
+def _methods(side: Generated) -> dict[str, _Method]:
+    view = side.view
+    handled_resources = {resource.name for resource in side.api.handler_resources}
+
+    def tool(entity: ToolIR) -> _Method:
+        return _Method(
+            entity.method, view.tool_signature(entity), view.client_tool(entity).signature, ("tools", entity.name)
+        )
+
+    def resource(entity: ResourceIR) -> _Method:
+        handler = view.resource_signature(entity) if entity.name in handled_resources else None
+        return _Method(entity.method, handler, view.client_resource(entity).signature, ("resources", entity.name))
+
+    def prompt(entity: PromptIR) -> _Method:
+        handler = view.prompt_signature(entity) if entity.messages is None else None
+        return _Method(entity.method, handler, view.client_prompt(entity).signature, ("prompts", entity.name))
+
+    methods = {f"tools.{t.name}": tool(t) for t in side.api.tools}
+    methods.update({f"resources.{r.name}": resource(r) for r in side.api.resources})
+    methods.update({f"prompts.{p.name}": prompt(p) for p in side.api.prompts})
+    return methods
+
+
+class _Report:
+    def __init__(self, old: Generated, new: Generated) -> None:
+        self.old, self.new = old, new
+        self.changes: list[Change] = []
+
+    def add(self, rule: str, severity: Severity, place: Place, target: str, message: str, reason: str) -> None:
+        self.changes.append(Change(rule, severity, target, message, reason, place.source.file, place.position()))
+
+    def at_old(self, path: JsonPath) -> Place:
+        return Place(self.old.spec.source, path)
+
+    def at_new(self, path: JsonPath) -> Place:
+        return Place(self.new.spec.source, path)
+
+
+def _compare_methods(report: _Report, pairs: dict[str, str]) -> None:
+    old, new = _methods(report.old), _methods(report.new)
+    client = report.new.api.client_class
+    for key, was in old.items():
+        if key not in pairs:
+            report.add(
+                "CODE/method-removed", "error", report.at_old(was.path), key, f"method `{was.name}` removed",
+                f"callers of `{client}.{was.name}` fail; a Handlers subclass keeps a method nobody calls",
+            )  # fmt: skip
+            continue
+        now = new[pairs[key]]
+        if was.name != now.name:
+            report.add(
+                "CODE/method-renamed", "error", report.at_new(now.path), key, f"method `{was.name}` is now `{now.name}`",
+                "callers of the old name fail, and Handlers subclasses must rename their method",
+            )  # fmt: skip
+            continue
+        if was.handler != now.handler and was.handler and now.handler:
+            report.add(
+                "CODE/handler-signature-changed", "error", report.at_new(now.path), f"{key}.handler",
+                f"`Handlers.{now.name}`: `{was.handler}` -> `{now.handler}`",
+                "Handlers subclasses must change their method to match (mypy flags them)",
+            )  # fmt: skip
+        elif was.handler is not None and now.handler is None:
+            report.add(
+                "CODE/handler-removed", "info", report.at_new(now.path), f"{key}.handler",
+                f"`Handlers.{now.name}` is no longer called: the spec answers it",
+                "Handlers subclasses keep a method nobody calls; remove it",
+            )  # fmt: skip
+        elif was.handler is None and now.handler is not None:
+            report.add(
+                "CODE/method-added", "info", report.at_new(now.path), f"{key}.handler",
+                f"`Handlers.{now.name}` is now a handler method", "Handlers subclasses must implement it before they start",
+            )  # fmt: skip
+        if was.client != now.client:
+            _compare_client(report, key, now, _parsed(was.client), _parsed(now.client), client)
+    for key, now in new.items():
+        if key not in pairs.values() and now.handler:
+            report.add(
+                "CODE/method-added", "info", report.at_new(now.path), key, f"method `{now.name}` added",
+                "Handlers subclasses must implement it before they start (the server names it)",
+            )  # fmt: skip
+
+
+def _compare_client(report: _Report, key: str, method: _Method, was: _Signature, now: _Signature, client: str) -> None:
+    name = f"{client}.{method.name}"
+    place = report.at_new(method.path)
+    for keyword, (annotation, has_default) in was.parameters.items():
+        if keyword not in now.parameters:
+            report.add(
+                "CODE/parameter-removed", "error", place, f"{key}.client.{keyword}", f"`{name}` lost keyword `{keyword}`",
+                "callers that pass it fail with a TypeError",
+            )  # fmt: skip
+            continue
+        new_annotation, new_default = now.parameters[keyword]
+        if has_default and not new_default:
+            report.add(
+                "CODE/parameter-required", "error", place, f"{key}.client.{keyword}", f"`{name}`: `{keyword}` is now required",
+                "callers that leave it out fail with a TypeError",
+            )  # fmt: skip
+        if annotation != new_annotation:
+            wider = _members(annotation) <= _members(new_annotation)
+            report.add(
+                "CODE/parameter-type-changed", "info" if wider else "warning", place, f"{key}.client.{keyword}",
+                f"`{name}`: `{keyword}: {annotation}` -> `{keyword}: {new_annotation}`",
+                "what callers passed is still accepted" if wider else "callers passing the old type may no longer type-check",
+            )  # fmt: skip
+    for keyword, (annotation, has_default) in now.parameters.items():
+        if keyword not in was.parameters:
+            report.add(
+                "CODE/parameter-added", "info" if has_default else "error", place, f"{key}.client.{keyword}",
+                f"`{name}` gained {'optional' if has_default else 'required'} keyword `{keyword}: {annotation}`",
+                "existing calls still work" if has_default else "callers that leave it out fail with a TypeError",
+            )  # fmt: skip
+    if was.returns != now.returns:
+        report.add(
+            "CODE/return-type-changed", "warning", place, f"{key}.client", f"`{name}` returns `{now.returns}`, was `{was.returns}`",
+            "callers that use the result may no longer type-check",
+        )  # fmt: skip
+
+
+def _compare_models(report: _Report) -> None:
+    old_view, new_view = report.old.view, report.new.view
+    old_names, new_names = old_view.model_names, new_view.model_names
+    added = [name for name in new_names if name not in old_names]
+    old_sources, new_sources = report.old.api.model_sources, report.new.api.model_sources
+
+    def fields(view: PythonView, name: str) -> tuple[Field, ...]:
+        model = view.index.models.get(name)
+        return model.fields if model else ()
+
+    for name in old_names:
+        where = old_sources.get(name, ())
+        if name in new_names:
+            was, now = _shape(old_view, name), _shape(new_view, name)
+            if was != now:
+                report.add(
+                    "CODE/model-type-changed", "error", report.at_new(new_sources.get(name, ())), f"models.{name}",
+                    f"`{name}` was {was}, is now {now}", "code that builds or reads it the old way fails",
+                )  # fmt: skip
+                continue
+            _compare_fields(report, name, fields(old_view, name), fields(new_view, name), new_sources.get(name, ()))
+            continue
+        before = fields(old_view, name)
+        renamed = next((other for other in added if before and fields(new_view, other) == before), None)
+        if renamed is not None:
+            added.remove(renamed)
+            report.add(
+                "CODE/model-renamed", "error", report.at_new(new_sources.get(renamed, ())), f"models.{name}",
+                f"model `{name}` is now `{renamed}`", "code that imports or builds the old name fails",
+            )  # fmt: skip
+        else:
+            report.add(
+                "CODE/model-removed", "error", report.at_old(where), f"models.{name}", f"model `{name}` removed",
+                "code that imports or builds it fails",
+            )  # fmt: skip
+
+
+def _shape(view: PythonView, name: str) -> str:
+    """What kind of Python object a model name is: a class with fields, a root model, or an alias."""
+    model = view.index.models.get(name)
+    if model is None:
+        return "a type alias"
+    return f"a root model of `{model.root}`" if model.root is not None else "a model class"
+
+
+def _compare_fields(
+    report: _Report, model: str, was: tuple[Field, ...], now: tuple[Field, ...], where: JsonPath
+) -> None:
+    before = {field.name: field for field in was}
+    after = {field.name: field for field in now}
+    gone = [field for field in was if field.name not in after]
+    new = [field for field in now if field.name not in before]
+    place = report.at_new(where)
+    for field in gone:
+        twin = (
+            next((other for other in new if other.annotation == field.annotation), None)
+            if len(gone) == len(new)
+            else None
+        )
+        if twin is not None:
+            new.remove(twin)
+            report.add(
+                "CODE/field-renamed", "error", place, f"models.{model}.{field.name}", f"`{model}.{field.name}` is now `{twin.name}`",
+                "code that reads or sets the old field fails",
+            )  # fmt: skip
+        else:
+            report.add(
+                "CODE/field-removed", "error", place, f"models.{model}.{field.name}", f"`{model}.{field.name}` removed",
+                "code that reads or sets it fails",
+            )  # fmt: skip
+    for field in new:
+        report.add(
+            "CODE/field-added", "error" if field.required else "info", place, f"models.{model}.{field.name}",
+            f"`{model}.{field.name}: {field.annotation}` added{' (required)' if field.required else ''}",
+            "code that builds the model without it fails" if field.required else "existing code still works",
+        )  # fmt: skip
+    for name, field in before.items():
+        if name not in after:
+            continue
+        current = after[name]
+        if current.annotation != field.annotation:
+            report.add(
+                "CODE/field-type-changed", "warning", place, f"models.{model}.{name}",
+                f"`{model}.{name}: {field.annotation}` -> `{current.annotation}`", "code that uses it may no longer type-check",
+            )  # fmt: skip
+        if current.required and not field.required:
+            report.add(
+                "CODE/field-required", "error", place, f"models.{model}.{name}", f"`{model}.{name}` is now required",
+                "code that builds the model without it fails",
+            )  # fmt: skip
+
+
+def compare_code(old: Generated, new: Generated, pairs: dict[str, str]) -> list[Change]:
+    """Every CODE change from `old` to `new`; `pairs` are the entities in both (renames too)."""
+    report = _Report(old, new)
+    if old.api.package != new.api.package:
+        report.add(
+            "CODE/package-renamed", "error", report.at_new(("server",)), "server.package",
+            f"package `{old.api.package}` is now `{new.api.package}`", "every import of the package fails",
+        )  # fmt: skip
+    if old.api.client_class != new.api.client_class:
+        report.add(
+            "CODE/client-renamed", "error", report.at_new(("server", "name")), "server.name",
+            f"client `{old.api.client_class}` is now `{new.api.client_class}`", "code that imports the old name fails",
+        )  # fmt: skip
+    _compare_methods(report, pairs)
+    _compare_models(report)
+    return report.changes
