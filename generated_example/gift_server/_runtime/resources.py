@@ -29,7 +29,7 @@ from .log import logger
 from .model_ref import ModelRef, model_of
 from .package_data import read_bytes
 from .pagination import Pages
-from .validation import SchemaValidator, conform
+from .validation import SchemaValidators, conform
 
 if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
@@ -128,11 +128,9 @@ class ResourceTable:
             **{name: b.content_model for name, b in bindings.items()},
             **{name: b.content_model for name, b in template_bindings.items()},
         }
-        self.validators = {
-            name: SchemaValidator(schemas[name])
-            for name, model in models.items()
-            if model is not None
-        }
+        self.validators = SchemaValidators(
+            {name: schemas[name] for name, model in models.items() if model is not None}
+        )
 
     async def list_resources(
         self,

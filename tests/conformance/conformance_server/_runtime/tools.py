@@ -27,7 +27,7 @@ from .limits import bounded, clip, limits_of
 from .log import logger
 from .model_ref import ModelRef, model_of
 from .pagination import Pages
-from .validation import SchemaValidator, conform, typed
+from .validation import SchemaValidators, conform, typed
 
 if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
@@ -84,15 +84,16 @@ class ToolTable:
                     f"tool {name!r}: an output_model is needed exactly when "
                     "schema.json gives the tool an outputSchema"
                 )
-        self.input_validators = {
-            name: SchemaValidator(tool.input_schema)
-            for name, tool in self.tools.items()
-        }
-        self.output_validators = {
-            name: SchemaValidator(tool.output_schema)
-            for name, tool in self.tools.items()
-            if tool.output_schema is not None
-        }
+        self.input_validators = SchemaValidators(
+            {name: tool.input_schema for name, tool in self.tools.items()}
+        )
+        self.output_validators = SchemaValidators(
+            {
+                name: tool.output_schema
+                for name, tool in self.tools.items()
+                if tool.output_schema is not None
+            }
+        )
         self.arguments_are_protocol_errors = invalid_arguments == "protocol_error"
 
     def input_schema(self, name: str) -> Mapping[str, Any] | None:

@@ -52,6 +52,22 @@ class SchemaValidator:
         return [f"{path}: {message}" for path, message in sorted(errors)]
 
 
+class SchemaValidators:
+    """Validators by name, each compiled when first used: a server with hundreds of tools
+    starts without compiling hundreds of schemas (they were checked when it was built).
+    """
+
+    def __init__(self, schemas: Mapping[str, Mapping[str, Any]]) -> None:
+        self._schemas = dict(schemas)
+        self._compiled: dict[str, SchemaValidator] = {}
+
+    def __getitem__(self, name: str) -> SchemaValidator:
+        validator = self._compiled.get(name)
+        if validator is None:
+            validator = self._compiled[name] = SchemaValidator(self._schemas[name])
+        return validator
+
+
 def from_wire(model: type[BaseModel], value: Any) -> BaseModel:
     """`value`, JSON as it travels, as an instance of `model`: properties by their JSON names
     only, so an undeclared property spelt like a field's Python name (`my_field` beside
