@@ -23,11 +23,11 @@ from ._runtime.context import Context, elicitation, roots, sampling
 from ._runtime.errors import NotFoundError, ToolError
 from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer
-from .client import GiftServerClient
 from .handlers import Handlers
 from .server import create_app, create_server, run
 
 if TYPE_CHECKING:
+    from .client import GiftServerClient
     from .models import (
         Gift,
         GiftCatalogContent,
@@ -78,7 +78,12 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """The spec's models, each imported when first asked for (see models/__init__.py)."""
+    """The client and the spec's models, imported when first asked for: a server imports
+    neither (see models/__init__.py)."""
+    if name == "GiftServerClient":
+        from .client import GiftServerClient
+
+        return GiftServerClient
     if name in _models.__all__:
         return getattr(_models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

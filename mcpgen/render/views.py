@@ -390,14 +390,14 @@ class PythonView:
         imports = Imports()
         for module, names in RUNTIME_EXPORTS.items():
             imports.add(module, *names)
-        imports.add(".client", self.api.client_class).add(".handlers", "Handlers")
+        imports.add(".handlers", "Handlers")
         imports.add(".server", "create_app", "create_server", "run")
-        models = Imports()
+        # The client and the models are exported lazily, by `__getattr__`: a server needs neither.
+        lazy = Imports().add(".client", self.api.client_class)
         if self.model_names:
-            # The models are exported lazily, by `__getattr__` (see models/__init__.py).
-            imports.add("typing", "TYPE_CHECKING").add(".", "models as _models")
-            models.add(".models", *self.model_names)
-        return _with_type_checking(imports, models)
+            imports.add(".", "models as _models")
+            lazy.add(".models", *self.model_names)
+        return _with_type_checking(imports, lazy)
 
     @property
     def exports(self) -> list[str]:
