@@ -476,3 +476,10 @@ def test_libyaml_gives_the_same_nodes_and_positions_as_the_pure_python_parser() 
     assert yaml.__with_libyaml__, "PyYAML without libyaml: specs load, but slower"
     for text in texts:
         assert nodes(source._FastLoader, text) == nodes(source._Loader, text)
+
+
+def test_a_large_document_may_have_as_many_nodes_as_characters() -> None:
+    # 10,000 tools make a spec of millions of nodes; the alias-bomb limit grows with the text.
+    items = ", ".join(["1"] * (MAX_NODES + 10))
+    data, _ = load(f"a: [{items}]\n")
+    assert len(data["a"]) == MAX_NODES + 10  # type: ignore[index]

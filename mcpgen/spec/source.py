@@ -19,7 +19,9 @@ from mcpgen.diagnostics import Diagnostic, Position, SpecError
 # A path into the loaded document: mapping keys and sequence indexes, from the root.
 JsonPath = tuple[str | int, ...]
 
-# Protects the generator from alias bombs ("billion laughs"): a real spec is far smaller.
+# Protects the generator from alias bombs ("billion laughs"). Without aliases a document has
+# fewer nodes than characters, so a large spec (10,000 tools) may have as many nodes as it
+# has characters; only aliases can expand a small text into more.
 MAX_NODES = 200_000
 
 
@@ -170,10 +172,11 @@ MAX_DEPTH = 128
 
 
 class _Builder:
-    def __init__(self, source: SourceMap) -> None:
+    def __init__(self, source: SourceMap, max_nodes: int) -> None:
         self.source = source
         self.problems: list[Diagnostic] = []
         self.nodes = 0
+        self.max_nodes = max_nodes
         self.open: set[int] = set()  # nodes being built: an alias to one of them is a cycle
 
     def _problem(self, node: yaml.Node, message: str, hint: str | None = None) -> None:
@@ -181,7 +184,7 @@ class _Builder:
 
     def build(self, node: yaml.Node, path: JsonPath) -> Any:
         self.nodes += 1
-        if self.nodes > MAX_NODES:
+        if self.nodes > self.max_nodes:
             raise SpecError([Diagnostic(self.source.file, _position(node.start_mark), "the document is too large")])
         self.source.values.setdefault(path, _position(node.start_mark))
         if isinstance(node, yaml.ScalarNode):
@@ -304,6 +307,6 @@ def load_yaml(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
         raise SpecError([Diagnostic(file, Position(1, 1), "the document is nested too deeply")]) from None
     if root is None:
         raise SpecError([Diagnostic(file, Position(1, 1), "the spec is empty", "start from `mcpgen init`")])
-    builder = _Builder(source)
+    builder = _Builder(source, max(MAX_NODES, len(text)))
     data = builder.build(root, ())
     return data, source, builder.problems
