@@ -33,16 +33,25 @@ SCHEMA_VALUES = (
 )
 
 
+# Every keyword above, to tell at C speed whether a schema has subschemas at all: most are
+# leaves (`type: string`), and the walkers below run over every schema of a spec many times.
+_SCHEMA_KEYWORDS = frozenset(SCHEMA_MAPS + SCHEMA_LISTS + SCHEMA_VALUES)
+_SCHEMA_KEYWORD_ORDER = SCHEMA_MAPS + SCHEMA_LISTS + SCHEMA_VALUES
+_LIST_KEYWORDS = frozenset(SCHEMA_LISTS + ("items",))  # draft-07's tuple `items` is a list
+
+
 def _children(schema: dict[str, Any]) -> Iterator[tuple[JsonPath, Any]]:
-    for key in SCHEMA_MAPS:
-        if isinstance(schema.get(key), dict):
-            for name, value in schema[key].items():
-                yield (key, name), value
-    for key in SCHEMA_LISTS + SCHEMA_VALUES:
+    if _SCHEMA_KEYWORDS.isdisjoint(schema):
+        return
+    for key in _SCHEMA_KEYWORD_ORDER:
         if key not in schema:
             continue
         value = schema[key]
-        if isinstance(value, list) and key in SCHEMA_LISTS + ("items",):  # draft-07 tuple `items`
+        if key in SCHEMA_MAPS:
+            if isinstance(value, dict):
+                for name, child in value.items():
+                    yield (key, name), child
+        elif isinstance(value, list) and key in _LIST_KEYWORDS:
             for index, item in enumerate(value):
                 yield (key, index), item
         elif key in SCHEMA_VALUES:
@@ -87,16 +96,35 @@ def iter_subschemas(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath
         yield from iter_subschemas(child, path + relative)
 
 
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists and scalars), several times faster than
+    `copy.deepcopy`, which must handle any object; anything else is copied by it."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return copy.deepcopy(value)
+
+
 def map_subschemas(schema: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
-    """A copy of `schema` with `change` applied to every subschema object, innermost first."""
+    """A copy of `schema` with `change` applied to every subschema object, innermost first.
+    Each part is copied once, so `change` may mutate the mapping it is given."""
     if not isinstance(schema, dict):
-        return copy.deepcopy(schema)
-    result = copy.deepcopy(schema)
-    for (key, *inner), child in _children(schema):
-        if inner:
-            result[key][inner[0]] = map_subschemas(child, change)
+        return copy_json(schema)
+    if _SCHEMA_KEYWORDS.isdisjoint(schema):
+        return change(copy_json(schema))
+    result: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in SCHEMA_MAPS and isinstance(value, dict):
+            result[key] = {name: map_subschemas(child, change) for name, child in value.items()}
+        elif key in _LIST_KEYWORDS and isinstance(value, list):
+            result[key] = [map_subschemas(item, change) for item in value]
+        elif key in SCHEMA_VALUES:
+            result[key] = map_subschemas(value, change)
         else:
-            result[key] = map_subschemas(child, change)
+            result[key] = copy_json(value)
     return change(result)
 
 
@@ -193,7 +221,7 @@ def bundle(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any
     unchanged (as a copy), so what the spec says is what is served."""
     needed = used_definitions(schema, definitions)
     if not needed:
-        return copy.deepcopy(schema)
+        return copy_json(schema)
     bundled: dict[str, Any] = rewrite_refs(schema, _to_local)
     local = dict(bundled.get("$defs") or {})
     for name in needed:
