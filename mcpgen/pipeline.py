@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcpgen import collector
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 from mcpgen.ir import naming
 from mcpgen.spec.model import Spec, build_spec
@@ -63,9 +64,10 @@ def _checked_spec(path: Path) -> tuple[Spec, bytes, list[Diagnostic]]:
     from mcpgen.check import check_semantics
     from mcpgen.ir.names import check_names
 
-    spec, raw, problems = read_spec(path)
-    problems += check_semantics(spec)
-    problems += check_names(spec)
+    with collector.paused():
+        spec, raw, problems = read_spec(path)
+        problems += check_semantics(spec)
+        problems += check_names(spec)
     return spec, raw, problems
 
 
@@ -154,12 +156,14 @@ def build(
     from mcpgen.render.package import render_package
     from mcpgen.write.manifest import manifest_text
 
-    spec, raw, warnings = load_spec(spec_path, strict)
-    directory = package_directory(spec, output)
-    _check_output(spec, directory, output, allow_outside)
-    api = resolve(spec, raw)
+    with collector.paused():
+        spec, raw, warnings = load_spec(spec_path, strict)
+        directory = package_directory(spec, output)
+        _check_output(spec, directory, output, allow_outside)
+        api = resolve(spec, raw)
     try:
-        files = render_package(api)
+        with collector.frozen():
+            files = render_package(api)
     except ModelRenderError as exc:
         raise SpecError([*_model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
     manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, files)

@@ -18,7 +18,7 @@ from urllib.parse import quote
 import jsonschema_rs
 
 from mcpgen.diagnostics import Diagnostic, did_you_mean
-from mcpgen.spec.json_schema import bundle, iter_subschemas
+from mcpgen.spec.json_schema import iter_subschemas
 from mcpgen.spec.source import JsonPath, SourceMap
 
 _DOCUMENT = "urn:mcpgen:schema"  # where a checked schema is registered, so that its refs resolve
@@ -92,11 +92,11 @@ _VALUE_HINTS = {
 
 
 def invalid_values(
-    schema: dict[str, Any], path: JsonPath, source: SourceMap, definitions: dict[str, Any]
+    schema: dict[str, Any], path: JsonPath, source: SourceMap, document: dict[str, Any]
 ) -> Iterator[Diagnostic]:
     """`default`, `const`, every `enum` value and every `examples` item must be valid under
-    the schema they sit in (refs resolving in the enclosing schema and shared definitions)."""
-    document = bundle(schema, definitions)  # the paths of `schema` stay the same in it
+    the schema they sit in (refs resolving in the enclosing schema and shared definitions).
+    `document` is the schema's bundle (`Bundles.of`), where its paths stay the same."""
     try:
         registry = jsonschema_rs.Registry([(_DOCUMENT, document)])
     except Exception:  # unresolvable or malformed: reported by the other checks

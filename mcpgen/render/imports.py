@@ -14,7 +14,6 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-
 # A token of `_natural_key`: a character, or a run of digits. A run's first item is a digit
 # (`"0"` for a run with a leading zero, else `"1"`), so it compares with a character exactly
 # as its own first digit would: no other character lies between "0" and "1".

@@ -204,27 +204,77 @@ def _bundled_definition(name: str) -> Callable[[str], str]:
 
 def used_definitions(schema: Any, definitions: dict[str, Any]) -> list[str]:
     """The shared definitions `schema` needs, directly or through other definitions, sorted."""
-    needed: set[str] = set()
-    pending = [schema]
-    while pending:
-        for _, ref in iter_refs(pending.pop()):
-            name = ref_target(ref, DEFINITIONS_PREFIX)
-            if name is not None and name in definitions and name not in needed:
-                needed.add(name)
-                pending.append(definitions[name])
-    return sorted(needed)
+    return Bundles(definitions).used(schema)
 
 
 def bundle(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
     """A self-contained copy of `schema`: the shared definitions it uses are copied under its
     own `$defs` and `#/definitions/X` refs become `#/$defs/X`. Without such refs it is returned
     unchanged (as a copy), so what the spec says is what is served."""
-    needed = used_definitions(schema, definitions)
-    if not needed:
-        return copy_json(schema)
-    bundled: dict[str, Any] = rewrite_refs(schema, _to_local)
-    local = dict(bundled.get("$defs") or {})
-    for name in needed:
-        local[name] = rewrite_refs(definitions[name], _bundled_definition(name))
-    bundled["$defs"] = local
-    return bundled
+    return Bundles(definitions).bundle(schema)
+
+
+class Bundles:
+    """The bundles (see `bundle`) of the schemas of one spec, each made once: the checks
+    validate against them and the IR serves them, and a shared definition is rewritten
+    once, not again for every schema that uses it. What `of` returns is shared by all who
+    ask, so it is read, never changed; `bundle` gives a copy of one's own."""
+
+    def __init__(self, definitions: dict[str, Any]) -> None:
+        self.definitions = definitions
+        self._refers_to: dict[str, list[str]] = {}  # definition -> the definitions its refs name
+        self._bundled_definitions: dict[str, Any] = {}  # definition -> as it reads under $defs
+        self._bundles: dict[int, tuple[Any, dict[str, Any]]] = {}  # id(schema) -> (schema, bundle)
+
+    def of(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """The bundle of `schema`, made the first time it is asked for (shared: read only)."""
+        known = self._bundles.get(id(schema))
+        if known is not None and known[0] is schema:
+            return known[1]
+        bundled = self._bundle(schema, own=False)
+        self._bundles[id(schema)] = (schema, bundled)  # holding `schema` keeps its id unique
+        return bundled
+
+    def bundle(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """A new bundle of `schema`, all of it the caller's own."""
+        return self._bundle(schema, own=True)
+
+    def _bundle(self, schema: dict[str, Any], own: bool) -> dict[str, Any]:
+        """A bundle whose parts are all new; or, unless `own`, whose shared definitions are
+        the ones every read-only bundle of this spec holds."""
+        needed = self.used(schema)
+        if not needed:
+            return copy_json(schema)  # type: ignore[no-any-return]
+        bundled: dict[str, Any] = rewrite_refs(schema, _to_local)
+        local = dict(bundled.get("$defs") or {})
+        for name in needed:
+            definition = self._bundled_definition(name)
+            local[name] = copy_json(definition) if own else definition
+        bundled["$defs"] = local
+        return bundled
+
+    def used(self, schema: Any) -> list[str]:
+        """The shared definitions `schema` needs, directly or through other definitions, sorted."""
+        needed: set[str] = set()
+        pending = self._names(schema)
+        while pending:
+            name = pending.pop()
+            if name not in needed:
+                needed.add(name)
+                pending += self._definition_names(name)
+        return sorted(needed)
+
+    def _names(self, schema: Any) -> list[str]:
+        """The shared definitions that the refs of `schema` name, as written."""
+        names = (ref_target(ref, DEFINITIONS_PREFIX) for _, ref in iter_refs(schema))
+        return [name for name in names if name is not None and name in self.definitions]
+
+    def _definition_names(self, name: str) -> list[str]:
+        if name not in self._refers_to:
+            self._refers_to[name] = self._names(self.definitions[name])
+        return self._refers_to[name]
+
+    def _bundled_definition(self, name: str) -> Any:
+        if name not in self._bundled_definitions:
+            self._bundled_definitions[name] = rewrite_refs(self.definitions[name], _bundled_definition(name))
+        return self._bundled_definitions[name]
