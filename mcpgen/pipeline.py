@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 from mcpgen import collector
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 from mcpgen.ir import naming
-from mcpgen.spec.model import Spec, build_spec
-from mcpgen.spec.source import load_yaml
 
 if TYPE_CHECKING:
     from mcpgen.importer.to_spec import Loss
     from mcpgen.ir.model import Api
+    from mcpgen.spec.model import Spec
     from mcpgen.write.plan import Plan
 
 STARTER_SPEC = "spec.yaml"
@@ -42,8 +41,11 @@ def read_spec(path: Path) -> tuple[Spec, bytes, list[Diagnostic]]:
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError([_unreadable(path, exc)]) from None
-    data, source, problems = load_yaml(text, str(path))
     from mcpgen.check import check_structure
+    from mcpgen.spec.model import build_spec
+    from mcpgen.spec.source import load_yaml
+
+    data, source, problems = load_yaml(text, str(path))
 
     problems += check_structure(data, source)
     return build_spec(data, source, path), raw, problems
@@ -259,6 +261,9 @@ def fresh_package(spec_path: Path, output: Path | None = None, strict: bool = Fa
         return None
     directory = _known_directory(spec_path, raw, output)
     if directory is None:
+        from mcpgen.spec.model import build_spec
+        from mcpgen.spec.source import load_yaml
+
         try:
             data, source, problems = load_yaml(raw.decode("utf-8"), str(spec_path))
         except Exception:  # whatever is wrong, the full build reports it properly
@@ -403,6 +408,8 @@ def import_capture(
 def _blamed_items(text: str, diagnostics: Sequence[Diagnostic]) -> dict[tuple[str, str], str]:
     """The tools, resources and prompts (by section and name) whose lines hold an error,
     each with the first error's message."""
+    from mcpgen.spec.source import load_yaml
+
     data, source, _ = load_yaml(text, "imported")
     starts = sorted(
         (source.key((section, name)).line, section, name)
