@@ -9,6 +9,7 @@ regexes and values are checked with it.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ def _shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+@functools.cache  # specs repeat their patterns, and compiling one is the cost
 def regex_problem(pattern: str) -> bool:
     """Whether `pattern` is not an ECMA-262 regular expression."""
     try:

@@ -88,12 +88,17 @@ def split_ref(ref: str, prefix: str) -> tuple[str, str] | None:
 
 
 def iter_subschemas(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    """Every (sub)schema object in `schema`, with its path, the root first."""
+    """Every (sub)schema object in `schema`, with its path, the root first, then each
+    child's in turn (depth first). A stack, not nested generators, which would pass each
+    deep subschema up through every level above it."""
     if not isinstance(schema, dict):
         return
-    yield path, schema
-    for relative, child in _children(schema):
-        yield from iter_subschemas(child, path + relative)
+    pending = [(path, schema)]
+    while pending:
+        at, subschema = pending.pop()
+        yield at, subschema
+        children = [(at + relative, child) for relative, child in _children(subschema) if isinstance(child, dict)]
+        pending += reversed(children)
 
 
 def copy_json(value: Any) -> Any:
