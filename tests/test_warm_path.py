@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import GIFT_SPEC, ROOT, write_spec
+from helpers import GIFT_SPEC, MINIMAL, ROOT, build_and_write, write_spec
 
+import mcpgen.spec.source
 from mcpgen import collector
 from mcpgen.check.schemas import spec_schemas
 from mcpgen.ir.resolve import resolve
-from mcpgen.pipeline import load_spec
+from mcpgen.pipeline import fresh_package, load_spec
 from mcpgen.render.environment import format_python, markdown_json
 from mcpgen.render.imports import Imports
 from mcpgen.render.json_text import indented_json
@@ -214,3 +215,58 @@ def test_frozen_objects_are_collectable_again_after_the_block() -> None:
     with collector.frozen():
         assert gc.get_freeze_count() > frozen_before
     assert gc.get_freeze_count() == frozen_before == 0
+
+
+@pytest.fixture
+def yaml_reads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """The spec files read as YAML from now on (the real loader, counted), with a cache of
+    this test's own."""
+    monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    reads: list[str] = []
+    load = mcpgen.spec.source.load_yaml
+
+    def counted(text: str, file: str) -> Any:
+        reads.append(file)
+        return load(text, file)
+
+    monkeypatch.setattr(mcpgen.spec.source, "load_yaml", counted)
+    return reads
+
+
+@pytest.mark.slow  # builds with the real generator
+def test_a_no_op_rebuild_after_a_build_reads_no_yaml(tmp_path: Path, yaml_reads: list[str]) -> None:
+    (tmp_path / "project").mkdir()
+    spec = write_spec(tmp_path / "project", MINIMAL)
+    built = build_and_write(spec)
+    yaml_reads.clear()
+    assert fresh_package(spec) == built.directory
+    assert yaml_reads == []  # the build remembered where the package of this very text is
+
+
+@pytest.mark.slow  # builds with the real generator
+def test_an_edited_spec_is_read_once_by_the_rebuild_not_twice(tmp_path: Path, yaml_reads: list[str]) -> None:
+    (tmp_path / "project").mkdir()
+    spec = write_spec(tmp_path / "project", MINIMAL)
+    build_and_write(spec)
+    write_spec(tmp_path / "project", MINIMAL.replace("echo:", "echo:\n    title: Echo"))
+    yaml_reads.clear()
+    assert fresh_package(spec) is None  # stale: its package holds another text's build
+    assert yaml_reads == []
+    built = build_and_write(spec)
+    assert yaml_reads == [str(spec)]
+    assert fresh_package(spec) == built.directory
+
+
+@pytest.mark.slow  # builds with the real generator
+def test_a_fresh_package_is_found_with_an_empty_cache(
+    tmp_path: Path, yaml_reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "project").mkdir()
+    spec = write_spec(tmp_path / "project", MINIMAL)
+    built = build_and_write(spec)
+    monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "another-cache"))
+    yaml_reads.clear()
+    assert fresh_package(spec) == built.directory  # read once, to learn where the package is
+    assert yaml_reads == [str(spec)]
+    monkeypatch.chdir(tmp_path / "project")  # the same spec, named from elsewhere
+    assert fresh_package(Path("spec.yaml")) == Path("demo")
