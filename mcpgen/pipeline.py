@@ -165,11 +165,10 @@ def build(
         _check_output(spec, directory, output, allow_outside)
         _remember_directory(spec_path, raw, output, directory)
         api = resolve(spec, raw)
-    try:
-        with collector.frozen():
+        try:
             files = render_package(api)
-    except ModelRenderError as exc:
-        raise SpecError([*_model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
+        except ModelRenderError as exc:
+            raise SpecError([*_model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
     manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, files)
     return Build(api, directory, files, manifest, tuple(warnings))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import gc
 import json
+import os
 import random
 import subprocess
 import sys
@@ -210,11 +211,18 @@ def test_the_collector_is_paused_inside_and_restored_after() -> None:
     assert gc.isenabled()
 
 
-def test_frozen_objects_are_collectable_again_after_the_block() -> None:
-    frozen_before = gc.get_freeze_count()
-    with collector.frozen():
-        assert gc.get_freeze_count() > frozen_before
-    assert gc.get_freeze_count() == frozen_before == 0
+def test_a_process_forked_while_paused_collects_as_usual() -> None:
+    read, write = os.pipe()
+    with collector.paused():
+        child = os.fork()
+        if child == 0:  # the model generator's workers are forked like this
+            os.write(write, b"1" if gc.isenabled() else b"0")
+            os._exit(0)
+        os.waitpid(child, 0)
+        assert not gc.isenabled()  # the parent's pause goes on
+    assert os.read(read, 1) == b"1"
+    os.close(read)
+    os.close(write)
 
 
 @pytest.fixture
@@ -270,3 +278,17 @@ def test_a_fresh_package_is_found_with_an_empty_cache(
     assert yaml_reads == [str(spec)]
     monkeypatch.chdir(tmp_path / "project")  # the same spec, named from elsewhere
     assert fresh_package(Path("spec.yaml")) == Path("demo")
+
+
+@pytest.mark.slow  # builds in subprocesses
+def test_the_stage_benchmark_prints_its_table() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "stages.py"), "--tools", "5", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warm build path, 5 tools" in result.stdout
+    for stage in ("load_spec", "resolve", "render_package", "edit rebuild", "no-op after it"):
+        assert f"\n{stage} " in result.stdout
