@@ -18,16 +18,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcpgen import collector
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 from mcpgen.ir import naming
-from mcpgen.spec.model import Spec, build_spec
-from mcpgen.spec.source import load_yaml
 
 if TYPE_CHECKING:
     from mcpgen.compare.changes import Change
     from mcpgen.compare.code import Generated
     from mcpgen.importer.to_spec import Loss
     from mcpgen.ir.model import Api
+    from mcpgen.spec.model import Spec
     from mcpgen.write.plan import Plan
 
 STARTER_SPEC = "spec.yaml"
@@ -44,8 +44,11 @@ def read_spec(path: Path, label: str | None = None) -> tuple[Spec, bytes, list[D
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError([_unreadable(path, exc)]) from None
-    data, source, problems = load_yaml(text, label or str(path))
     from mcpgen.check import check_structure
+    from mcpgen.spec.model import build_spec
+    from mcpgen.spec.source import load_yaml
+
+    data, source, problems = load_yaml(text, label or str(path))
 
     problems += check_structure(data, source)
     return build_spec(data, source, path), raw, problems
@@ -66,9 +69,10 @@ def _checked_spec(path: Path, label: str | None = None) -> tuple[Spec, bytes, li
     from mcpgen.check import check_semantics
     from mcpgen.ir.names import check_names
 
-    spec, raw, problems = read_spec(path, label)
-    problems += check_semantics(spec)
-    problems += check_names(spec)
+    with collector.paused():
+        spec, raw, problems = read_spec(path, label)
+        problems += check_semantics(spec)
+        problems += check_names(spec)
     return spec, raw, problems
 
 
@@ -150,7 +154,8 @@ class Build:
 def build(
     spec_path: Path, output: Path | None = None, strict: bool = False, allow_outside: bool = False
 ) -> Build:
-    """Render everything in memory; nothing is written. Raises SpecError for a bad spec
+    """Render everything in memory; nothing is written but the package directory's entry in
+    mcpgen's cache, for the next no-op rebuild. Raises SpecError for a bad spec
     (or, under `strict`, for one with warnings), UsageError for an output outside the
     project unless `allow_outside`."""
     from mcpgen.ir.resolve import resolve
@@ -158,14 +163,16 @@ def build(
     from mcpgen.render.package import render_package
     from mcpgen.write.manifest import manifest_text
 
-    spec, raw, warnings = load_spec(spec_path, strict)
-    directory = package_directory(spec, output)
-    _check_output(spec, directory, output, allow_outside)
-    api = resolve(spec, raw)
-    try:
-        files = render_package(api)
-    except ModelRenderError as exc:
-        raise SpecError([*_model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
+    with collector.paused():
+        spec, raw, warnings = load_spec(spec_path, strict)
+        directory = package_directory(spec, output)
+        _check_output(spec, directory, output, allow_outside)
+        _remember_directory(spec_path, raw, output, directory)
+        api = resolve(spec, raw)
+        try:
+            files = render_package(api)
+        except ModelRenderError as exc:
+            raise SpecError([*_model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
     manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, files)
     return Build(api, directory, files, manifest, tuple(warnings))
 
@@ -223,26 +230,33 @@ def _model_diagnostics(spec: Spec, api: Api, message: str, blamed: dict[str, str
     ] or [Diagnostic(str(spec.file), Position(1, 1), f"cannot generate models from the spec's schemas: {message}")]
 
 
-def _directory_key(spec_path: Path, raw: bytes, output: Path | None) -> str:
-    import hashlib
-
-    where = f"{os.path.abspath(spec_path)}\0{os.path.abspath(output) if output else ''}\0".encode()
-    return hashlib.sha256(where + raw).hexdigest()
+_DIRECTORIES = "package-directories"  # the cache's folder for them
 
 
-def _known_directory(spec_path: Path, raw: bytes, output: Path | None) -> Path | None:
-    """The package directory of exactly this spec text at this path, as a rebuild found it
-    before: reading a large spec's YAML only to learn where its package is costs seconds."""
+def _directory_keys(spec_path: Path, raw: bytes, output: Path | None) -> tuple[str, str]:
+    """The cache keys of a package directory: of exactly this spec text at this path, and of
+    whatever text this path held when it was last built (from this working directory, which
+    a relative package directory is relative to)."""
+    from mcpgen.hashing import sha256
+
+    where = f"{os.getcwd()}\0{os.path.abspath(spec_path)}\0{os.path.abspath(output) if output else ''}\0".encode()
+    return sha256(where + raw), sha256(where)
+
+
+def _known_directory(key: str) -> Path | None:
     from mcpgen import cache
 
-    known = cache.read("package-directories", _directory_key(spec_path, raw, output))
+    known = cache.read(_DIRECTORIES, key)
     return Path(known) if known else None
 
 
 def _remember_directory(spec_path: Path, raw: bytes, output: Path | None, directory: Path) -> None:
+    """Where the package of this spec text goes, for the next no-op rebuild: reading a large
+    spec's YAML only to learn that costs more than all the rest of it."""
     from mcpgen import cache
 
-    cache.write("package-directories", _directory_key(spec_path, raw, output), str(directory))
+    for key in _directory_keys(spec_path, raw, output):
+        cache.write(_DIRECTORIES, key, str(directory))
 
 
 def fresh_package(spec_path: Path, output: Path | None = None, strict: bool = False) -> Path | None:
@@ -250,15 +264,26 @@ def fresh_package(spec_path: Path, output: Path | None = None, strict: bool = Fa
     spec, untouched since; then a build need not render at all. None otherwise. Under
     `strict` a fresh package's spec is checked again (raising SpecError for a warning),
     since it may have been built without `strict`; still without rendering."""
+    from mcpgen.hashing import spec_hash
     from mcpgen.spec.assets import is_inside, project_root
-    from mcpgen.write.manifest import is_fresh
+    from mcpgen.write.manifest import is_fresh, recorded_spec_hash
 
     try:
         raw = spec_path.read_bytes()
     except OSError:
         return None
-    directory = _known_directory(spec_path, raw, output)
+    this_text, this_path = _directory_keys(spec_path, raw, output)
+    directory = _known_directory(this_text)
+    last_built = _known_directory(this_path) if directory is None else None
+    if last_built is not None and recorded_spec_hash(last_built) != spec_hash(raw):
+        # The spec was edited since its package was built: that package is stale, and the
+        # build that follows reads the spec once, instead of twice. (Only a package of this
+        # very text somewhere else could still be fresh; the build leaves it as it is.)
+        return None
     if directory is None:
+        from mcpgen.spec.model import build_spec
+        from mcpgen.spec.source import load_yaml
+
         try:
             data, source, problems = load_yaml(raw.decode("utf-8"), str(spec_path))
         except Exception:  # whatever is wrong, the full build reports it properly
@@ -456,6 +481,8 @@ def import_capture(
 def _blamed_items(text: str, diagnostics: Sequence[Diagnostic]) -> dict[tuple[str, str], str]:
     """The tools, resources and prompts (by section and name) whose lines hold an error,
     each with the first error's message."""
+    from mcpgen.spec.source import load_yaml
+
     data, source, _ = load_yaml(text, "imported")
     starts = sorted(
         (source.key((section, name)).line, section, name)

@@ -11,7 +11,6 @@ from mcpgen.check.content import one_of, readable_data
 from mcpgen.check.paths import label
 from mcpgen.diagnostics import Diagnostic, did_you_mean
 from mcpgen.spec.assets import read_asset
-from mcpgen.spec.json_schema import bundle
 from mcpgen.spec.model import Json, Resource, Spec
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.uri_templates import UriTemplateError, template_variables
@@ -88,7 +87,7 @@ def _static_content(spec: Spec, resource: Resource) -> Iterator[Diagnostic]:
     if resource.schema is not None and "blob" not in content:
         raw = resource.text if resource.text is not None else read_asset(spec.file, resource.file or "")
         if raw is not None:
-            yield from _json_content(spec, resource.path, raw, bundle(resource.schema, spec.definitions))
+            yield from _json_content(spec, resource.path, raw, spec.bundles.of(resource.schema))
 
 
 def _json_content(spec: Spec, path: JsonPath, raw: str | bytes, schema: dict[str, Json]) -> Iterator[Diagnostic]:

@@ -9,6 +9,7 @@ regexes and values are checked with it.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from urllib.parse import quote
 import jsonschema_rs
 
 from mcpgen.diagnostics import Diagnostic, did_you_mean
-from mcpgen.spec.json_schema import bundle, iter_subschemas
+from mcpgen.spec.json_schema import iter_subschemas
 from mcpgen.spec.source import JsonPath, SourceMap
 
 _DOCUMENT = "urn:mcpgen:schema"  # where a checked schema is registered, so that its refs resolve
@@ -29,6 +30,7 @@ def _shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+@functools.cache  # specs repeat their patterns, and compiling one is the cost
 def regex_problem(pattern: str) -> bool:
     """Whether `pattern` is not an ECMA-262 regular expression."""
     try:
@@ -92,11 +94,11 @@ _VALUE_HINTS = {
 
 
 def invalid_values(
-    schema: dict[str, Any], path: JsonPath, source: SourceMap, definitions: dict[str, Any]
+    schema: dict[str, Any], path: JsonPath, source: SourceMap, document: dict[str, Any]
 ) -> Iterator[Diagnostic]:
     """`default`, `const`, every `enum` value and every `examples` item must be valid under
-    the schema they sit in (refs resolving in the enclosing schema and shared definitions)."""
-    document = bundle(schema, definitions)  # the paths of `schema` stay the same in it
+    the schema they sit in (refs resolving in the enclosing schema and shared definitions).
+    `document` is the schema's bundle (`Bundles.of`), where its paths stay the same."""
     try:
         registry = jsonschema_rs.Registry([(_DOCUMENT, document)])
     except Exception:  # unresolvable or malformed: reported by the other checks

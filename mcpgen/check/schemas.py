@@ -134,5 +134,5 @@ def check_schemas(spec: Spec) -> Iterator[Diagnostic]:
         yield from bad_regexes(schema, path, spec.source)
         yield from unknown_keywords(schema, path, spec.source)
         yield from unsatisfiable_required(schema, path, spec.source)
-        yield from invalid_values(schema, path, spec.source, spec.definitions)
+        yield from invalid_values(schema, path, spec.source, spec.bundles.of(schema))
     yield from ref_cycles(roots, spec.source)

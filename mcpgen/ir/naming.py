@@ -9,8 +9,10 @@ from __future__ import annotations
 import hashlib
 import keyword
 import re
+from typing import TYPE_CHECKING
 
-from mcpgen.spec.model import Server
+if TYPE_CHECKING:
+    from mcpgen.spec.model import Server
 
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
 

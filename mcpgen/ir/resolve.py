@@ -26,7 +26,6 @@ from mcpgen.spec.assets import read_asset
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
-    bundle,
     pointed,
     ref_target,
     rewrite_refs,
@@ -179,14 +178,14 @@ def _b64(data: bytes) -> str:
 
 def _tool(tool: Tool, spec: Spec, models: _Models) -> ToolIR:
     input_model = models.add(tool.input_schema, naming.tool_input_model(tool.name), tool.path + ("inputSchema",))
-    wire: dict[str, Json] = {"name": tool.name, **tool.served, "inputSchema": bundle(tool.input_schema, spec.definitions)}
+    wire: dict[str, Json] = {"name": tool.name, **tool.served, "inputSchema": spec.bundles.of(tool.input_schema)}
     output_model = None
     wrapped = False
     if tool.output_schema is not None:
         output_model = models.add(tool.output_schema, naming.tool_output_model(tool.name), tool.path + ("outputSchema",))
         root = object_root(tool.output_schema, spec.definitions)
         wrapped = root is None
-        served = bundle(tool.output_schema, spec.definitions)
+        served = spec.bundles.of(tool.output_schema)
         if root == "ref":
             # The 2025-11-25 schema demands `type: object` at the root; the $ref says the same.
             served = {"type": "object", **served}
@@ -210,7 +209,7 @@ def _resource(resource: Resource, spec: Spec, models: _Models, assets: _Assets) 
     content_model = None
     content_schema = None
     if resource.schema is not None:
-        content_schema = bundle(resource.schema, spec.definitions)
+        content_schema = spec.bundles.of(resource.schema)
         content_model = models.add(resource.schema, naming.resource_content_model(resource.name), resource.path + ("schema",))
     variables: tuple[TemplateVariable, ...] = ()
     if resource.uri_template is not None:

@@ -12,6 +12,7 @@ import jinja2
 from mcpgen import __version__
 from mcpgen.render import template_directory
 from mcpgen.render.formatting import BLACK_MODE, format_python
+from mcpgen.render.json_text import indented_json
 
 __all__ = ["BLACK_MODE", "format_python", "render_template"]
 
@@ -82,6 +83,9 @@ def markdown_text(text: object) -> str:
         return ""
     lines = []
     for line in _MARKDOWN_LINE_BREAK.split(str(text)):
+        if line.isprintable() and _MARKDOWN_SPECIAL.isdisjoint(line):
+            lines.append(line)  # the common case: nothing to escape
+            continue
         escaped = "".join(
             "\\" + char if char in _MARKDOWN_SPECIAL else "&#9;" if char == "\t" else char if char.isprintable() else _visible(char)
             for char in line
@@ -112,7 +116,9 @@ def markdown_comment(text: str) -> str:
 def markdown_json(value: Any) -> str:
     """JSON for a fenced block: indented, and with characters that are invisible or would
     reorder the display (bidirectional overrides) written as \\u escapes, still valid JSON."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
+    text = indented_json(value)
+    if all(line.isprintable() for line in text.split("\n")):
+        return text  # the common case, decided at C speed
     return "".join(c if c.isprintable() or c == "\n" else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else json.dumps(c)[1:-1] for c in text)
 
 

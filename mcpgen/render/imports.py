@@ -10,51 +10,33 @@ imported under an alias in a statement of its own.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from dataclasses import dataclass, field
 
-
-def _natural(a: str, b: str) -> int:
-    """Ruff's string order (the `natord` crate, after strnatcmp): runs of digits compare as
-    numbers (`P7` before `P18`), a run with a leading zero digit by digit; whitespace is skipped."""
-    i = j = 0
-    while True:
-        while i < len(a) and a[i].isspace():
-            i += 1
-        while j < len(b) and b[j].isspace():
-            j += 1
-        if i < len(a) and j < len(b) and _digit(a[i]) and _digit(b[j]):
-            end_a, end_b = _digits_end(a, i), _digits_end(b, j)
-            run_a, run_b = a[i:end_a], b[j:end_b]
-            if a[i] == "0" or b[j] == "0":  # fractional: digit by digit, the shorter run first
-                for x, y in zip(run_a, run_b, strict=False):
-                    if x != y:
-                        return -1 if x < y else 1
-                if len(run_a) != len(run_b):
-                    return -1 if len(run_a) < len(run_b) else 1
-            elif len(run_a) != len(run_b):  # whole numbers: the longer run is bigger
-                return -1 if len(run_a) < len(run_b) else 1
-            elif run_a != run_b:
-                return -1 if run_a < run_b else 1
-            i, j = end_a, end_b
-            continue
-        if i >= len(a) or j >= len(b):
-            return (i < len(a)) - (j < len(b))
-        if a[i] != b[j]:
-            return -1 if a[i] < b[j] else 1
-        i += 1
-        j += 1
+# A token of `_natural_key`: a character, or a run of digits. A run's first item is a digit
+# (`"0"` for a run with a leading zero, else `"1"`), so it compares with a character exactly
+# as its own first digit would: no other character lies between "0" and "1".
+_Token = tuple[str] | tuple[str, int, str]
+_RUN = re.compile(r"[0-9]+|\S")
 
 
-def _digit(char: str) -> bool:
-    return "0" <= char <= "9"
-
-
-def _digits_end(text: str, start: int) -> int:
-    end = start
-    while end < len(text) and _digit(text[end]):
-        end += 1
-    return end
+@functools.cache
+def _natural_key(text: str) -> tuple[_Token, ...]:
+    """Ruff's string order (the `natord` crate, after strnatcmp) as a sort key: runs of
+    digits compare as numbers (`P7` before `P18`), a run with a leading zero digit by digit
+    (as text, so before any run without one); whitespace is skipped. Computed once per name,
+    where comparing pairs would walk both strings at every step of a sort."""
+    tokens: list[_Token] = []
+    for match in _RUN.finditer(text):
+        token = match[0]
+        if not token.isdigit() or not "0" <= token[0] <= "9":
+            tokens.append((token,))
+        elif token[0] == "0":
+            tokens.append(("0", 0, token))
+        else:
+            tokens.append(("1", len(token), token))
+    return tuple(tokens)
 
 
 def _kind(name: str) -> int:
@@ -63,31 +45,27 @@ def _kind(name: str) -> int:
     return 1 if name[:1].isupper() else 2  # a class, or anything else
 
 
-def _compare_names(a: str, b: str) -> int:
+def _name_key(name: str) -> tuple[int, tuple[_Token, ...], tuple[_Token, ...]]:
     """Imported names as ruff orders them: constants, classes, the rest; each without case, then with."""
-    return _kind(a) - _kind(b) or _natural(a.lower(), b.lower()) or _natural(a, b)
+    return _kind(name), _natural_key(name.lower()), _natural_key(name)
 
 
-def _compare_modules(a: str, b: str) -> int:
-    return _natural(a.lower(), b.lower()) or _natural(a, b)
-
-
-_NAME_KEY = functools.cmp_to_key(_compare_names)
+def _module_key(module: str) -> tuple[tuple[_Token, ...], tuple[_Token, ...]]:
+    return _natural_key(module.lower()), _natural_key(module)
 
 
 def _statements(names: set[str]) -> list[str]:
     """The names imported from one module, as ruff groups them (`combine-as-imports` off):
     the plain names in one statement, each `name as alias` in one of its own, the statements
     ordered by their first name (a plain one before an alias of the same name)."""
-    plain = sorted((name for name in names if " as " not in name), key=_NAME_KEY)
+    plain = sorted((name for name in names if " as " not in name), key=_name_key)
     statements = [(plain[0], "", ", ".join(plain))] if plain else []
     for name in names:
         if " as " in name:
             original, _, alias = name.partition(" as ")
             statements.append((original, alias, name))
-    statements.sort(key=lambda statement: (_NAME_KEY(statement[0]), _MODULE_KEY(statement[1])))
+    statements.sort(key=lambda statement: (_name_key(statement[0]), _module_key(statement[1])))
     return [text for _, _, text in statements]
-_MODULE_KEY = functools.cmp_to_key(_compare_modules)
 
 
 def _section(module: str) -> int:
@@ -114,9 +92,9 @@ class Imports:
 
     def render(self) -> str:
         sections: dict[int, list[str]] = {}
-        for module in sorted(self._plain, key=_MODULE_KEY):
+        for module in sorted(self._plain, key=_module_key):
             sections.setdefault(_section(module.split(" ")[0]), []).append(f"import {module}")
-        for module in sorted(self._from, key=_MODULE_KEY):
+        for module in sorted(self._from, key=_module_key):
             lines = sections.setdefault(_section(module), [])
             lines += [f"from {module} import {names}" for names in _statements(self._from[module])]
         return "\n\n".join("\n".join(lines) for _, lines in sorted(sections.items()))

@@ -9,6 +9,7 @@ from typing import Any
 from mcpgen import RUNTIME_REQUIREMENTS, __version__
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import markdown_json, render_template
+from mcpgen.render.json_text import indented_json
 from mcpgen.render.views import PythonView
 
 
@@ -32,7 +33,7 @@ def schema_document(api: Api) -> dict[str, Any]:
 
 
 def render_schema_json(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return indented_json(document) + "\n"
 
 
 def _documented(schema: Any) -> dict[str, Any]:

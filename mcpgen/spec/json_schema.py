@@ -33,16 +33,25 @@ SCHEMA_VALUES = (
 )
 
 
+# Every keyword above, to tell at C speed whether a schema has subschemas at all: most are
+# leaves (`type: string`), and the walkers below run over every schema of a spec many times.
+_SCHEMA_KEYWORDS = frozenset(SCHEMA_MAPS + SCHEMA_LISTS + SCHEMA_VALUES)
+_SCHEMA_KEYWORD_ORDER = SCHEMA_MAPS + SCHEMA_LISTS + SCHEMA_VALUES
+_LIST_KEYWORDS = frozenset(SCHEMA_LISTS + ("items",))  # draft-07's tuple `items` is a list
+
+
 def _children(schema: dict[str, Any]) -> Iterator[tuple[JsonPath, Any]]:
-    for key in SCHEMA_MAPS:
-        if isinstance(schema.get(key), dict):
-            for name, value in schema[key].items():
-                yield (key, name), value
-    for key in SCHEMA_LISTS + SCHEMA_VALUES:
+    if _SCHEMA_KEYWORDS.isdisjoint(schema):
+        return
+    for key in _SCHEMA_KEYWORD_ORDER:
         if key not in schema:
             continue
         value = schema[key]
-        if isinstance(value, list) and key in SCHEMA_LISTS + ("items",):  # draft-07 tuple `items`
+        if key in SCHEMA_MAPS:
+            if isinstance(value, dict):
+                for name, child in value.items():
+                    yield (key, name), child
+        elif isinstance(value, list) and key in _LIST_KEYWORDS:
             for index, item in enumerate(value):
                 yield (key, index), item
         elif key in SCHEMA_VALUES:
@@ -79,24 +88,48 @@ def split_ref(ref: str, prefix: str) -> tuple[str, str] | None:
 
 
 def iter_subschemas(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    """Every (sub)schema object in `schema`, with its path, the root first."""
+    """Every (sub)schema object in `schema`, with its path, the root first, then each
+    child's in turn (depth first). A stack, not nested generators, which would pass each
+    deep subschema up through every level above it."""
     if not isinstance(schema, dict):
         return
-    yield path, schema
-    for relative, child in _children(schema):
-        yield from iter_subschemas(child, path + relative)
+    pending = [(path, schema)]
+    while pending:
+        at, subschema = pending.pop()
+        yield at, subschema
+        children = [(at + relative, child) for relative, child in _children(subschema) if isinstance(child, dict)]
+        pending += reversed(children)
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists and scalars), several times faster than
+    `copy.deepcopy`, which must handle any object; anything else is copied by it."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return copy.deepcopy(value)
 
 
 def map_subschemas(schema: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
-    """A copy of `schema` with `change` applied to every subschema object, innermost first."""
+    """A copy of `schema` with `change` applied to every subschema object, innermost first.
+    Each part is copied once, so `change` may mutate the mapping it is given."""
     if not isinstance(schema, dict):
-        return copy.deepcopy(schema)
-    result = copy.deepcopy(schema)
-    for (key, *inner), child in _children(schema):
-        if inner:
-            result[key][inner[0]] = map_subschemas(child, change)
+        return copy_json(schema)
+    if _SCHEMA_KEYWORDS.isdisjoint(schema):
+        return change(copy_json(schema))
+    result: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in SCHEMA_MAPS and isinstance(value, dict):
+            result[key] = {name: map_subschemas(child, change) for name, child in value.items()}
+        elif key in _LIST_KEYWORDS and isinstance(value, list):
+            result[key] = [map_subschemas(item, change) for item in value]
+        elif key in SCHEMA_VALUES:
+            result[key] = map_subschemas(value, change)
         else:
-            result[key] = map_subschemas(child, change)
+            result[key] = copy_json(value)
     return change(result)
 
 
@@ -176,27 +209,77 @@ def _bundled_definition(name: str) -> Callable[[str], str]:
 
 def used_definitions(schema: Any, definitions: dict[str, Any]) -> list[str]:
     """The shared definitions `schema` needs, directly or through other definitions, sorted."""
-    needed: set[str] = set()
-    pending = [schema]
-    while pending:
-        for _, ref in iter_refs(pending.pop()):
-            name = ref_target(ref, DEFINITIONS_PREFIX)
-            if name is not None and name in definitions and name not in needed:
-                needed.add(name)
-                pending.append(definitions[name])
-    return sorted(needed)
+    return Bundles(definitions).used(schema)
 
 
 def bundle(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
     """A self-contained copy of `schema`: the shared definitions it uses are copied under its
     own `$defs` and `#/definitions/X` refs become `#/$defs/X`. Without such refs it is returned
     unchanged (as a copy), so what the spec says is what is served."""
-    needed = used_definitions(schema, definitions)
-    if not needed:
-        return copy.deepcopy(schema)
-    bundled: dict[str, Any] = rewrite_refs(schema, _to_local)
-    local = dict(bundled.get("$defs") or {})
-    for name in needed:
-        local[name] = rewrite_refs(definitions[name], _bundled_definition(name))
-    bundled["$defs"] = local
-    return bundled
+    return Bundles(definitions).bundle(schema)
+
+
+class Bundles:
+    """The bundles (see `bundle`) of the schemas of one spec, each made once: the checks
+    validate against them and the IR serves them, and a shared definition is rewritten
+    once, not again for every schema that uses it. What `of` returns is shared by all who
+    ask, so it is read, never changed; `bundle` gives a copy of one's own."""
+
+    def __init__(self, definitions: dict[str, Any]) -> None:
+        self.definitions = definitions
+        self._refers_to: dict[str, list[str]] = {}  # definition -> the definitions its refs name
+        self._bundled_definitions: dict[str, Any] = {}  # definition -> as it reads under $defs
+        self._bundles: dict[int, tuple[Any, dict[str, Any]]] = {}  # id(schema) -> (schema, bundle)
+
+    def of(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """The bundle of `schema`, made the first time it is asked for (shared: read only)."""
+        known = self._bundles.get(id(schema))
+        if known is not None and known[0] is schema:
+            return known[1]
+        bundled = self._bundle(schema, own=False)
+        self._bundles[id(schema)] = (schema, bundled)  # holding `schema` keeps its id unique
+        return bundled
+
+    def bundle(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """A new bundle of `schema`, all of it the caller's own."""
+        return self._bundle(schema, own=True)
+
+    def _bundle(self, schema: dict[str, Any], own: bool) -> dict[str, Any]:
+        """A bundle whose parts are all new; or, unless `own`, whose shared definitions are
+        the ones every read-only bundle of this spec holds."""
+        needed = self.used(schema)
+        if not needed:
+            return copy_json(schema)  # type: ignore[no-any-return]
+        bundled: dict[str, Any] = rewrite_refs(schema, _to_local)
+        local = dict(bundled.get("$defs") or {})
+        for name in needed:
+            definition = self._bundled_definition(name)
+            local[name] = copy_json(definition) if own else definition
+        bundled["$defs"] = local
+        return bundled
+
+    def used(self, schema: Any) -> list[str]:
+        """The shared definitions `schema` needs, directly or through other definitions, sorted."""
+        needed: set[str] = set()
+        pending = self._names(schema)
+        while pending:
+            name = pending.pop()
+            if name not in needed:
+                needed.add(name)
+                pending += self._definition_names(name)
+        return sorted(needed)
+
+    def _names(self, schema: Any) -> list[str]:
+        """The shared definitions that the refs of `schema` name, as written."""
+        names = (ref_target(ref, DEFINITIONS_PREFIX) for _, ref in iter_refs(schema))
+        return [name for name in names if name is not None and name in self.definitions]
+
+    def _definition_names(self, name: str) -> list[str]:
+        if name not in self._refers_to:
+            self._refers_to[name] = self._names(self.definitions[name])
+        return self._refers_to[name]
+
+    def _bundled_definition(self, name: str) -> Any:
+        if name not in self._bundled_definitions:
+            self._bundled_definitions[name] = rewrite_refs(self.definitions[name], _bundled_definition(name))
+        return self._bundled_definitions[name]

@@ -7,7 +7,7 @@ format's order, in `served`: the list entry is derived from it, never rebuilt ke
 
 from __future__ import annotations
 
-import copy
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +19,7 @@ from mcpgen.spec.format import (
     TOOL_KEYS,
     Key,
 )
+from mcpgen.spec.json_schema import Bundles, copy_json
 from mcpgen.spec.source import JsonPath, SourceMap
 
 Json = Any
@@ -109,6 +110,11 @@ class Spec:
     source: SourceMap
     lint: tuple[str, ...] = ()  # the `mcpgen lint` profiles the spec selects
 
+    @functools.cached_property
+    def bundles(self) -> Bundles:
+        """The self-contained forms of its schemas, made once for the checks and the IR."""
+        return Bundles(self.definitions)
+
 
 def _served(entity: dict[str, Json], keys: tuple[Key, ...]) -> dict[str, Json]:
     """The entity's served keys as written, in the format's order."""
@@ -119,7 +125,7 @@ def _served(entity: dict[str, Json], keys: tuple[Key, ...]) -> dict[str, Json]:
         value = entity[key.name]
         if key.item_keys and isinstance(value, list):
             value = [_served(item, key.item_keys) for item in value if isinstance(item, dict)]
-        served[key.name] = copy.deepcopy(value)
+        served[key.name] = copy_json(value)
     return served
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from mcpgen import collector
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 
 # A path into the loaded document: mapping keys and sequence indexes, from the root.
@@ -293,6 +294,11 @@ def yaml_hint(error: yaml.MarkedYAMLError) -> str | None:
 def load_yaml(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
     """Parse one YAML document into JSON-compatible data, its source map, and the problems
     found on the way (duplicate keys, odd tags), which do not stop the other checks."""
+    with collector.paused():
+        return _load(text, file)
+
+
+def _load(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
     source = SourceMap(file)
     try:
         root = _compose(text)

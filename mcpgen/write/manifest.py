@@ -63,6 +63,13 @@ def read_manifest(directory: Path) -> dict[str, str]:
     return {str(name): str(digest) for name, digest in files.items()} if isinstance(files, dict) else {}
 
 
+def recorded_spec_hash(directory: Path) -> str | None:
+    """The hash of the spec text the package was last built from (None if there is none)."""
+    spec = _manifest_document(directory).get("spec")
+    recorded = spec.get("sha256") if isinstance(spec, dict) else None
+    return recorded if isinstance(recorded, str) else None
+
+
 def is_fresh(directory: Path, spec_path: Path, spec_text: bytes) -> bool:
     """Whether the package is exactly what this generator made from this spec and the files it
     names, untouched since: then a rebuild would change nothing, and need not render at all."""
