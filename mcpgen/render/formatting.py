@@ -11,8 +11,9 @@ and attributes) is formatted on its own, and each method inside a stand-in `clas
 that black sees it at the depth it has; the parts are joined with the one blank line black
 puts between methods. The golden and code-quality tests run `black --check` on the results.
 
-Each formatted piece is cached on disk by its content, black's version and mode, so a
-rebuild after a small spec edit formats only what the edit touched; pieces not in the
+Each formatted piece, and each formatted module, is cached on disk by its content,
+black's version and mode, so a rebuild after a small spec edit cuts and formats only the
+modules the edit touched, and in them only the pieces it touched; pieces not in the
 cache are formatted by worker processes when there are enough of them to repay starting
 the workers.
 """
@@ -135,17 +136,21 @@ def format_pieces(all_pieces: Sequence[str]) -> list[str]:
 
 
 def format_modules(sources: Sequence[str]) -> list[str]:
-    """Several modules through black at once (one pool of workers for all of them)."""
-    cut = [blocks(source) for source in sources]
+    """Several modules through black at once (one pool of workers for all of them); a module
+    formatted before comes whole from the cache, without being cut again."""
+    keys = [_key(source) for source in sources]
+    modules: list[str | None] = [cache.read("black-modules", key) for key in keys]
+    todo = [index for index, module in enumerate(modules) if module is None]
+    cut = [blocks(sources[index]) for index in todo]
     flat = format_pieces([part for module in cut for block in module for part in block])
-    modules = []
-    for module in cut:
+    for index, module in zip(todo, cut, strict=True):
         formatted = []
         for block in module:
             done, flat = flat[: len(block)], flat[len(block) :]
             formatted.append(_joined(done))
-        modules.append("\n\n".join(formatted))
-    return modules
+        text = modules[index] = "\n\n".join(formatted)
+        cache.write("black-modules", keys[index], text)
+    return [module or "" for module in modules]
 
 
 def format_python(source: str) -> str:

@@ -8,6 +8,7 @@ than predicted.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 
@@ -37,9 +38,14 @@ class ModelIndex:
     defined: frozenset[str]  # every top-level name in the module
     imported: dict[str, tuple[str, str]]  # name -> (module, name there), for names the module imports
 
-    def names_in(self, annotation: str) -> set[str]:
+    def names_in(self, annotation: str) -> frozenset[str]:
         """The top-level names an annotation uses."""
-        return {node.id for node in ast.walk(ast.parse(annotation, mode="eval")) if isinstance(node, ast.Name)}
+        return _names_in(annotation)
+
+
+@functools.lru_cache(maxsize=4096)  # the same annotations come back for every method that uses a model
+def _names_in(annotation: str) -> frozenset[str]:
+    return frozenset(node.id for node in ast.walk(ast.parse(annotation, mode="eval")) if isinstance(node, ast.Name))
 
 
 def _value_type(annotation: ast.expr, annotated: frozenset[str]) -> ast.expr:
