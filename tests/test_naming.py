@@ -47,3 +47,13 @@ def test_a_definition_never_takes_a_name_the_package_uses() -> None:
     assert naming.definition_model("context") == "ContextModel"
     assert naming.definition_model("Limits") == "LimitsModel"
     assert naming.definition_model("gift") == "Gift"
+
+
+def test_a_models_module_is_the_method_name_cut_short_when_long() -> None:
+    from mcpgen.ir.naming import model_module
+
+    assert model_module("suggest_gifts") == "suggest_gifts"
+    long_a, long_b = "get_" + "a" * 300, "get_" + "a" * 299 + "b"
+    assert len(model_module(long_a)) < 100 and model_module(long_a).isidentifier()
+    assert model_module(long_a) != model_module(long_b)
+    assert model_module(long_a) == model_module(long_a)

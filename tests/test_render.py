@@ -348,3 +348,29 @@ def test_models_are_imported_when_first_used() -> None:
         "gift_server.client False",
         "gift_server.models._shared ['Gift', 'GiftCatalogContent']",
     ]
+
+
+@pytest.mark.slow  # builds with the real generator
+def test_a_shared_definitions_own_defs_go_in_the_shared_module(tmp_path: Path) -> None:
+    spec = write_spec(
+        tmp_path,
+        """\
+        mcpgen: 1
+        server: {name: nested-defs, version: "1"}
+        definitions:
+          Order:
+            type: object
+            properties: {line: {$ref: "#/$defs/Line"}}
+            $defs:
+              Line: {type: object, properties: {sku: {type: string}}, required: [sku]}
+        tools:
+          place:
+            inputSchema: {type: object, properties: {order: {$ref: "#/definitions/Order"}}, required: [order]}
+        """,
+    )
+    result = build_and_write(spec, tmp_path / "out")
+    shared = result.files["models/_shared.py"].decode()
+    assert "class Order(BaseModel)" in shared and "class OrderLine(BaseModel)" in shared
+    assert "from ._shared import Order" in result.files["models/place.py"].decode()
+    with imported("nested_defs.models", tmp_path / "out") as models:
+        assert models.PlaceInput.model_validate({"order": {"line": {"sku": "x"}}}).order.line.sku == "x"

@@ -153,3 +153,13 @@ def static_file(resource_name: str, source: str) -> str:
     suffix = source.rsplit("/", 1)[-1].rpartition(".")
     extension = "." + suffix[2] if suffix[1] and suffix[0] else ""
     return stem + (extension if _SUFFIX.fullmatch(extension) else "")
+
+
+def model_module(method: str) -> str:
+    """The module of `models/` that holds the models of the tool, resource or prompt whose
+    handler method is `method`: the method's name, cut short with a hash of the whole name
+    when it is long, so that every file system takes the file name."""
+    if len(method) <= _STATIC_STEM_LENGTH:
+        return method
+    digest = hashlib.sha256(method.encode()).hexdigest()[:12]
+    return f"{method[:_STATIC_STEM_LENGTH]}_{digest}"

@@ -32,6 +32,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from mcpgen import cache
+from mcpgen.ir import naming
 from mcpgen.ir.model import Api, Json
 from mcpgen.render.environment import docstring
 from mcpgen.render.imports import Imports
@@ -107,7 +108,7 @@ def _docstring(api: Api, module: str) -> str:
         return '"""The shared definitions of the spec (`definitions:`), used by the other modules."""'
     for kind, items in (("tool", api.tools), ("resource", api.resources), ("prompt", api.prompts)):
         for item in items:
-            if item.method == module:
+            if naming.model_module(item.method) == module:
                 return f'"""The models of {kind} `{docstring(item.name)}`."""'
     raise AssertionError(f"no tool, resource or prompt has the method {module}")
 
@@ -128,14 +129,14 @@ def referenced_models(names: Sequence[str], models: dict[str, Json]) -> dict[str
 def model_groups(api: Api) -> dict[str, list[str]]:
     """The shared definitions, then each tool's, resource's and prompt's models, in spec
     order, by the module they go in."""
-    definitions = set(api.definition_models)
-    methods = {("tools", tool.name): tool.method for tool in api.tools}
-    methods |= {("resources", resource.name): resource.method for resource in api.resources}
-    methods |= {("prompts", prompt.name): prompt.method for prompt in api.prompts}
+    methods = {("tools", tool.name): naming.model_module(tool.method) for tool in api.tools}
+    methods |= {("resources", resource.name): naming.model_module(resource.method) for resource in api.resources}
+    methods |= {("prompts", prompt.name): naming.model_module(prompt.method) for prompt in api.prompts}
     groups: dict[str, list[str]] = {SHARED_MODULE: []}
     for name in api.model_schemas:
         kind, owner = api.model_sources[name][:2]
-        module = SHARED_MODULE if name in definitions else methods[(str(kind), str(owner))]
+        # A shared definition's own `$defs` go with it.
+        module = SHARED_MODULE if kind == "definitions" else methods[(str(kind), str(owner))]
         groups.setdefault(module, []).append(name)
     return {module: names for module, names in groups.items() if names}
 
