@@ -82,6 +82,7 @@ def render_models(api: Api, header: str) -> Models:
     modules: dict[str, str] = {}
     names: dict[str, str] = {}
     every_import: list[ast.ImportFrom] = []
+    docstrings = _docstrings(api)
     for module, statements in grouped.items():
         body = "\n\n\n".join(text for _, text in statements)
         # The model generator imports a name that a field merely shares (`RootModel` for a
@@ -93,7 +94,7 @@ def render_models(api: Api, header: str) -> Models:
         if module != SHARED_MODULE and used & shared_names:
             block.add(f".{SHARED_MODULE}", *sorted(used & shared_names))
         every_import += imports[module]
-        modules[module] = f"{header}\n{_docstring(api, module)}\n\n{block.render()}\n\n\n{body}\n"
+        modules[module] = f"{header}\n{docstrings[module]}\n\n{block.render()}\n\n\n{body}\n"
         names.update((name, module) for name, _ in statements if name is not None)
     joined = Imports()
     _add_imports(joined, every_import)
@@ -103,14 +104,13 @@ def render_models(api: Api, header: str) -> Models:
     return Models(modules, names, index_source)
 
 
-def _docstring(api: Api, module: str) -> str:
-    if module == SHARED_MODULE:
-        return '"""The shared definitions of the spec (`definitions:`), used by the other modules."""'
+def _docstrings(api: Api) -> dict[str, str]:
+    """Each module's docstring: what it holds the models of."""
+    docstrings = {SHARED_MODULE: '"""The shared definitions of the spec (`definitions:`), used by the other modules."""'}
     for kind, items in (("tool", api.tools), ("resource", api.resources), ("prompt", api.prompts)):
         for item in items:
-            if naming.model_module(item.method) == module:
-                return f'"""The models of {kind} `{docstring(item.name)}`."""'
-    raise AssertionError(f"no tool, resource or prompt has the method {module}")
+            docstrings[naming.model_module(item.method)] = f'"""The models of {kind} `{docstring(item.name)}`."""'
+    return docstrings
 
 
 def referenced_models(names: Sequence[str], models: dict[str, Json]) -> dict[str, Json]:

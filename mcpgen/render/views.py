@@ -7,6 +7,7 @@ computed here, from the IR and from the models module as the model generator wro
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -309,12 +310,17 @@ class PythonView:
         self._add_annotations(imports, annotations, model_imports=checked)
         return _with_type_checking(imports, checked)
 
+    @functools.cached_property
+    def _client_names(self) -> frozenset[str]:
+        """The names client.py's methods use, which no argument may take."""
+        taken = _CLIENT_METHOD_NAMES | _CLIENT_MODULE_NAMES | {self.api.client_class}
+        return taken | set(self.index.defined) | set(self.index.imported)
+
     def client_parameters(self, model: str | None) -> list[Parameter]:
         """A client method's keyword arguments: the model's fields, renamed (`self_`) where a
         field would take a name the method itself uses."""
         parameters = self.parameters(model)
-        taken = _CLIENT_METHOD_NAMES | _CLIENT_MODULE_NAMES | {self.api.client_class}
-        taken |= set(self.index.defined) | set(self.index.imported)
+        taken = self._client_names
         used = {p.name for p in parameters}
         renamed = []
         for p in parameters:
