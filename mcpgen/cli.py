@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a profile to apply; repeatable (default: the spec's `lint:` list, else portable)",
     )
     lint_command.add_argument("--format", choices=("text", "json"), default="text", help="how findings are printed")
-    with_strict(lint_command)
+    lint_command.add_argument("--strict", action="store_true", help="treat warnings as errors: exit 1 on any finding")
     init_command = commands.add_parser("init", help="start a new server project (never overwrites a file)")
     init_command.add_argument("directory", type=Path, nargs="?", default=Path("."), help="default: here")
     stub_command = commands.add_parser("stub", help="print a Handlers subclass with a stub per method, to start from")
