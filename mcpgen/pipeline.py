@@ -296,6 +296,9 @@ def fresh_package(spec_path: Path, output: Path | None = None, strict: bool = Fa
         return None  # outside the project, the full build decides whether that is allowed
     if strict:
         load_spec(spec_path, strict=True)
+    from mcpgen.write.atomic import remove_leftovers
+
+    remove_leftovers(directory)
     return directory
 
 

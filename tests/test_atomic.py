@@ -68,3 +68,18 @@ def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path: Path) -> None:
     subprocess.run(command, check=True, capture_output=True)
     assert package_files(out / "gift_server") == dict(new, **{"user_notes.txt": b"mine"})
     assert [p.name for p in out.iterdir()] == ["gift_server"]
+
+
+def test_an_up_to_date_build_removes_what_a_killed_swap_left(tmp_path: Path) -> None:
+    # Killed after the swap, before removing the old package from the staging folder: the
+    # package is complete, so the next build is a no-op, and it still tidies up.
+    from mcpgen.cli import main
+    from mcpgen.write.atomic import staging_directory
+
+    spec = copy_gift_spec(tmp_path)
+    assert main(["build", str(spec), "-o", str(tmp_path / "out"), "--allow-outside-project"]) == 0
+    package = tmp_path / "out" / "gift_server"
+    leftover = staging_directory(package)
+    shutil.copytree(package, leftover)
+    assert main(["build", str(spec), "-o", str(tmp_path / "out"), "--allow-outside-project"]) == 0
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["gift_server"]

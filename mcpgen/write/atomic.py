@@ -62,6 +62,12 @@ def staging_directory(directory: Path) -> Path:
     return directory.parent / f".{directory.name}.mcpgen-staging"
 
 
+def remove_leftovers(directory: Path) -> None:
+    """What a build killed during its swap left beside the package (the old package, in
+    the staging folder), when the package itself is complete and nothing is to be written."""
+    _remove(staging_directory(directory))
+
+
 def apply(plan: Plan) -> None:
     """Carry out a plan without conflicts, atomically for the whole package.
 
