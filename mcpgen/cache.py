@@ -4,7 +4,12 @@ entry is never found, only missed. Deleting the folder at any time is safe."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TypeVar
+
+Input = TypeVar("Input")
 
 
 def cache_directory() -> Path:
@@ -33,3 +38,25 @@ def write(kind: str, key: str, text: str) -> None:
         os.replace(temporary, folder / key)
     except OSError:
         pass
+
+
+def computed(
+    kind: str, keys: Sequence[str], inputs: Sequence[Input], compute: Callable[[Input], str], per_worker: int
+) -> list[str]:
+    """`compute(input)` for each input, read from the cache under its key where it is there,
+    else computed and cached. What is missing is computed by worker processes when there
+    are at least `per_worker` inputs for each of two or more; `compute` must be picklable
+    (a module-level function)."""
+    outputs = [read(kind, key) for key in keys]
+    missing = [index for index, output in enumerate(outputs) if output is None]
+    todo = [inputs[index] for index in missing]
+    workers = min(os.cpu_count() or 1, len(todo) // per_worker)
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(compute, todo, chunksize=max(1, len(todo) // (4 * workers))))
+    else:
+        results = [compute(each) for each in todo]
+    for index, result in zip(missing, results, strict=True):
+        outputs[index] = result
+        write(kind, keys[index], result)
+    return [output or "" for output in outputs]

@@ -23,9 +23,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from importlib.metadata import version
 
 import black
@@ -36,8 +34,8 @@ from mcpgen import cache
 # Fixed, so that no configuration of the user's can change the output.
 BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=88)
 
-# Below this many pieces to format, worker processes cost more than they save.
-PARALLEL_PIECES = 400
+# Fewer pieces than this for each worker process do not repay starting it.
+PIECES_PER_WORKER = 200
 
 
 @functools.cache
@@ -121,18 +119,7 @@ def _joined(block: list[str]) -> str:
 def format_pieces(all_pieces: Sequence[str]) -> list[str]:
     """Each piece through black, from the cache where it can."""
     keys = [_key(piece) for piece in all_pieces]
-    formatted = [cache.read("black", key) for key in keys]
-    missing = sorted({index for index, text in enumerate(formatted) if text is None})
-    sources = [all_pieces[index] for index in missing]
-    if len(sources) >= PARALLEL_PIECES and (os.cpu_count() or 1) > 1:
-        with ProcessPoolExecutor(max_workers=os.cpu_count()) as workers:
-            results = list(workers.map(_black, sources, chunksize=max(1, len(sources) // (4 * (os.cpu_count() or 1)))))
-    else:
-        results = [_black(source) for source in sources]
-    for index, text in zip(missing, results, strict=True):
-        formatted[index] = text
-        cache.write("black", keys[index], text)
-    return [text or "" for text in formatted]
+    return cache.computed("black", keys, all_pieces, _black, per_worker=PIECES_PER_WORKER)
 
 
 def format_modules(sources: Sequence[str]) -> list[str]:
