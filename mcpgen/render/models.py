@@ -1,17 +1,18 @@
-"""models.py: pydantic v2 models for every schema, from datamodel-code-generator.
+"""The `models/` package: pydantic v2 models for every schema, from datamodel-code-generator.
 
 The model generator is the slowest stage of a build, so it runs once per *group* of models
 rather than once on the whole spec: the shared definitions form one group, and each tool,
 resource and prompt another, generated together with the definitions it references. Each
 group's output is cached by its input document and the generator's identity, so a rebuild
 after editing one tool generates one group; a build with many new groups spreads them over
-worker processes. The groups' classes are then joined into one module (the definitions
-first, as every other group may use them).
+worker processes. Each group becomes a module of its own (`_shared` for the definitions,
+which the others import), so a server imports a tool's models only when it needs them.
 
 Joining is checked, not assumed: a group repeats the classes of the definitions it uses,
-and those copies must be the definitions group's own text; no two groups may define the
-same name. When either fails (two tools whose nested classes happen to share a name), the
-models are generated in one call over the whole spec, which resolves such clashes itself.
+and those copies must be the definitions group's own text; a nested class the generator
+names like a model of another group is renamed. When a copy differs (a group's nested
+class took a definition's name inside the group), the models are generated in one call
+over the whole spec, which settles the clash itself, and all go in `_shared`.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def render_models(api: Api, header: str) -> Models:
     if not api.model_schemas:
         return Models({}, {}, "")
     imports: dict[str, list[ast.ImportFrom]] = {}
+    docstrings = _docstrings(api)
     grouped = _joined_groups(api, imports)
     if grouped is None:
         # Names clash in a way only the generator can settle: every model in one module.
@@ -72,6 +74,7 @@ def render_models(api: Api, header: str) -> Models:
         tree = ast.parse(whole)
         imports = {SHARED_MODULE: _leading_imports(tree)}
         grouped = {SHARED_MODULE: _statements(whole, tree)}
+        docstrings[SHARED_MODULE] = '"""Every model of the spec, generated together: their class names clash."""'
     shared_names = {name for name, _ in grouped.get(SHARED_MODULE, []) if name is not None}
     aliases = _definition_aliases(api, shared_names, imports.setdefault(SHARED_MODULE, []))
     grouped.setdefault(SHARED_MODULE, []).extend(aliases)
@@ -80,7 +83,6 @@ def render_models(api: Api, header: str) -> Models:
     modules: dict[str, str] = {}
     names: dict[str, str] = {}
     every_import: list[ast.ImportFrom] = []
-    docstrings = _docstrings(api)
     for module, statements in grouped.items():
         body = "\n\n\n".join(text for _, text in statements)
         # The model generator imports a name that a field merely shares (`RootModel` for a
