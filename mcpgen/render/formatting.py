@@ -122,6 +122,16 @@ def format_pieces(all_pieces: Sequence[str]) -> list[str]:
     return cache.computed("black", keys, all_pieces, _black, per_worker=PIECES_PER_WORKER)
 
 
+def format_piece(piece: str) -> str:
+    """One piece through black, from the cache where it can; in the calling process."""
+    key = _key(piece)
+    formatted = cache.read("black", key)
+    if formatted is None:
+        formatted = _black(piece)
+        cache.write("black", key, formatted)
+    return formatted
+
+
 def format_modules(sources: Sequence[str]) -> list[str]:
     """Several modules through black at once (one pool of workers for all of them); a module
     formatted before comes whole from the cache, without being cut again."""

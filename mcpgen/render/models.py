@@ -33,7 +33,9 @@ from pathlib import Path
 from mcpgen import cache
 from mcpgen.ir import naming
 from mcpgen.ir.model import Api, Json
+from mcpgen.render import black_style
 from mcpgen.render.environment import docstring
+from mcpgen.render.formatting import format_piece
 from mcpgen.render.imports import Imports
 from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, ref_target
 
@@ -94,7 +96,9 @@ def render_models(api: Api, header: str) -> Models:
         if module != SHARED_MODULE and used & shared_names:
             block.add(f".{SHARED_MODULE}", *sorted(used & shared_names))
         every_import += imports[module]
-        modules[module] = f"{header}\n{docstrings[module]}\n\n{block.render()}\n\n\n{body}\n"
+        # Written black-clean (statements by render/black_style.py); not formatted again.
+        import_lines = black_style.imports(block.render().split("\n"))
+        modules[module] = f"{header}\n{docstrings[module]}\n\n{import_lines}\n\n\n{body}\n"
         names.update((name, module) for name, _ in statements if name is not None)
     joined = Imports()
     _add_imports(joined, every_import)
@@ -168,6 +172,8 @@ def _joined_groups(api: Api, imports: dict[str, list[ast.ImportFrom]]) -> dict[s
             return None  # a definition's copy differs from the definition: names clash inside the group
         renames = _renames([name for name, _ in own if name is not None and name not in names], taken)
         joined[module] = [(renames.get(name, name) if name else None, _renamed(text, renames)) for name, text in own]
+        if renames:  # a longer name can move a line past the limit
+            joined[module] = [(name, _restyled(text)) for name, text in joined[module]]
         taken |= {name for name, _ in joined[module] if name is not None}
     defined = [name for statements in joined.values() for name, _ in statements if name is not None]
     return joined if len(defined) == len(set(defined)) else None
@@ -199,6 +205,10 @@ def _renamed(source: str, renames: dict[str, str]) -> str:
         line = lines[row - 1]
         lines[row - 1] = line[:column] + renames[token.string] + line[column + len(token.string) :]
     return "\n".join(lines)
+
+
+def _restyled(statement: str) -> str:
+    return black_style.statements(statement + "\n", format_piece)[0]
 
 
 def _statements(source: str, tree: ast.Module) -> list[_Statement]:
@@ -261,7 +271,7 @@ def _definition_aliases(api: Api, classes: set[str], imports: list[ast.ImportFro
             and node.targets[0].id in missing
         ):
             name = node.targets[0].id
-            aliases.append((name, f"{name}: TypeAlias = {ast.unparse(node.value.args[1])}"))
+            aliases.append((name, _restyled(f"{name}: TypeAlias = {ast.unparse(node.value.args[1])}")))
     return aliases
 
 
@@ -322,9 +332,10 @@ def generate_models(document: str, *, aliases: bool = False) -> str:
 
 @functools.cache
 def _generator_identity() -> bytes:
-    """What, besides its input, decides the model generator's output: its version, and this
-    module, which fixes its options."""
-    return f"datamodel-code-generator {version('datamodel-code-generator')}\n".encode() + Path(__file__).read_bytes()
+    """What, besides its input, decides the models' text: the generator's version and
+    black's, this module, which fixes the generator's options, and the black-style writer."""
+    generator = f"datamodel-code-generator {version('datamodel-code-generator')}, black {version('black')}\n"
+    return generator.encode() + Path(__file__).read_bytes() + Path(black_style.__file__).read_bytes()
 
 
 def _cache_key(document: str, aliases: bool) -> str:
@@ -332,8 +343,24 @@ def _cache_key(document: str, aliases: bool) -> str:
 
 
 def _generate_job(job: tuple[str, bool]) -> str:
+    """The generator's module, its statements after the imports in black's style (black
+    itself would be most of a cold build; see render/black_style.py)."""
     document, aliases = job
-    return generate_models(document, aliases=aliases)
+    return styled(generate_models(document, aliases=aliases))
+
+
+def styled(source: str) -> str:
+    """`source` with its statements after the leading imports written in black's style;
+    the imports are kept as they are (they are re-collected per module)."""
+    tree = ast.parse(source)
+    leading = _leading_imports(tree)
+    rest = tree.body[len(leading) :]
+    if not rest:
+        return source
+    lines = source.split("\n")
+    head = "\n".join(lines[: rest[0].lineno - 1]).rstrip("\n")
+    body = "\n".join(lines[rest[0].lineno - 1 :])
+    return head + "\n\n\n" + "\n\n\n".join(black_style.statements(body, format_piece)) + "\n"
 
 
 def generate_cached(jobs: Sequence[tuple[str, bool]]) -> list[str]:

@@ -58,11 +58,12 @@ def render_package(api: Api) -> dict[str, bytes]:
     index = index_models(models.index_source)
     _require_classes(api, index)
     view = PythonView(api, index, models.names)
-    python = {f"{MODELS_DIRECTORY}/{module}.py": source for module, source in models.modules.items()}
-    python[f"{MODELS_DIRECTORY}/__init__.py"] = render_template("models_init.py.jinja", api=api, view=view)
+    python = {f"{MODELS_DIRECTORY}/__init__.py": render_template("models_init.py.jinja", api=api, view=view)}
     for module in TEMPLATED_MODULES:
         python[module] = render_template(f"{module}.jinja", api=api, view=view)
     texts = dict(zip(python, format_modules(list(python.values())), strict=True))
+    # The model modules are written black-clean (render/black_style.py).
+    texts |= {f"{MODELS_DIRECTORY}/{module}.py": source for module, source in models.modules.items()}
     for name, source in runtime_sources().items():
         # Copied verbatim: the header adds only comments, so black's verdict is unchanged.
         texts[f"{RUNTIME_DIRECTORY}/{name}"] = f"{top}\n{source}"
