@@ -37,7 +37,7 @@ from mcpgen.render import black_style
 from mcpgen.render.environment import docstring
 from mcpgen.render.formatting import format_piece
 from mcpgen.render.imports import Imports
-from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, ref_target
+from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, iter_subschemas, ref_target
 
 # Fewer groups than this for each worker process do not repay starting it.
 GROUPS_PER_WORKER = 24
@@ -151,25 +151,40 @@ _Statement = tuple[str | None, str]  # (the name a class or assignment defines, 
 def _joined_groups(api: Api, imports: dict[str, list[ast.ImportFrom]]) -> dict[str, list[_Statement]] | None:
     """Every group's statements, the definitions' copies left out; None if they do not join."""
     groups = model_groups(api)
-    documents = [json.dumps({"$defs": referenced_models(names, api.model_schemas)}) for names in groups.values()]
-    outputs = generate_cached([(document, False) for document in documents])
-    shared: dict[str, str] = {}
+    shared_names = groups.get(SHARED_MODULE, [])
+    shared_output = generate_cached([(_document(shared_names, api.model_schemas, set()), False)])[0] if shared_names else ""
+    shared_tree = ast.parse(shared_output)
+    # The definitions with a model class of their own; the others (enums, aliases: root
+    # models) a group's fields spell out, so the group needs their schemas.
+    classes = {
+        node.name
+        for node in shared_tree.body
+        if isinstance(node, ast.ClassDef) and [ast.unparse(base) for base in node.bases] == ["BaseModel"]
+    }
+    others = {module: names for module, names in groups.items() if module != SHARED_MODULE}
+    documents = {module: _document(names, api.model_schemas, classes) for module, names in others.items()}
+    outputs = dict(zip(others, generate_cached([(document, False) for document in documents.values()]), strict=True))
     # Every model the IR names is a class of that name; a nested class the generator names
     # (by its path: AInputBInput for `a`'s property `b_input`) yields to it and to earlier groups.
     taken = set(api.model_schemas)
     joined: dict[str, list[_Statement]] = {}
-    for (module, names), output in zip(groups.items(), outputs, strict=True):
+    shared: dict[str, str] = {}
+    if shared_names:
+        imports[SHARED_MODULE] = _leading_imports(shared_tree)
+        joined[SHARED_MODULE] = _statements(shared_output, shared_tree)
+        shared = {name: text for name, text in joined[SHARED_MODULE] if name is not None}
+        taken |= set(shared)
+    for module, names in others.items():
+        output = outputs[module]
         tree = ast.parse(output)
         imports[module] = _leading_imports(tree)
         statements = _statements(output, tree)
-        if module == SHARED_MODULE:
-            shared = {name: text for name, text in statements if name is not None}
-            taken |= set(shared)
-            joined[module] = statements
-            continue
         own = [(name, text) for name, text in statements if name not in shared]
-        if any(shared[name] != text for name, text in statements if name in shared):
-            return None  # a definition's copy differs from the definition: names clash inside the group
+        for name, text in statements:
+            # A definition's copy is the definition, or its stand-in where the document
+            # had one; anything else means names clash inside the group.
+            if name in shared and text != shared[name] and not (_STUB_MARK in text and _STUB_MARK in documents[module]):
+                return None
         renames = _renames([name for name, _ in own if name is not None and name not in names], taken)
         joined[module] = [(renames.get(name, name) if name else None, _renamed(text, renames)) for name, text in own]
         if renames:  # a longer name can move a line past the limit
@@ -177,6 +192,54 @@ def _joined_groups(api: Api, imports: dict[str, list[ast.ImportFrom]]) -> dict[s
         taken |= {name for name, _ in joined[module] if name is not None}
     defined = [name for statements in joined.values() for name, _ in statements if name is not None]
     return joined if len(defined) == len(set(defined)) else None
+
+
+# A shared definition that a group's models only point at (a `$ref` with nothing beside it
+# but annotations, where a field's type goes) reaches the generator as an empty object of
+# the same name: the group's fields name its class either way, and the generator does not
+# parse the definition, and what it uses, again for every group (about 40 % of the model
+# generator's time on a realistic spec). The stand-in's class is dropped like any copy.
+STUB_DEFINITIONS = True
+_STUB_MARK = "mcpgen: a stand-in for a shared definition"
+_STUB: Json = {"type": "object", "description": _STUB_MARK}
+_PLAIN_REF_KEYS = frozenset({"$ref", "description", "title", "examples", "$comment", "deprecated"})
+# Where a plain reference is a type: a property, an item, a branch of a union.
+_TYPE_POSITIONS = frozenset({"properties", "patternProperties", "anyOf", "oneOf", "prefixItems"})
+
+
+def _document(names: Sequence[str], models: dict[str, Json], classes: set[str]) -> str:
+    """The generator's input for a group: its models and every model they use, in the spec's
+    order; a shared class (of `classes`) that is only pointed at, as a stand-in."""
+    if STUB_DEFINITIONS and classes:
+        document = _with_stand_ins(names, models, classes)
+        if document is not None:
+            return document
+    return json.dumps({"$defs": referenced_models(names, models)})
+
+
+def _with_stand_ins(names: Sequence[str], models: dict[str, Json], classes: set[str]) -> str | None:
+    full = dict.fromkeys(names)
+    pointed: set[str] = set()
+    pending = list(names)
+    while pending:
+        for path, subschema in iter_subschemas(models[pending.pop()]):
+            if "discriminator" in subschema:
+                return None  # the generator reads the branches' properties
+            ref = subschema.get("$ref")
+            used = ref_target(ref, LOCAL_PREFIX) if isinstance(ref, str) else None
+            if used is None or used not in models or used in full:
+                continue
+            plain = subschema.keys() <= _PLAIN_REF_KEYS and (
+                path[-1:] in (("items",), ("additionalProperties",)) or (len(path) > 1 and path[-2] in _TYPE_POSITIONS)
+            )
+            if plain and used in classes:
+                pointed.add(used)
+            else:
+                full[used] = None
+                pending.append(used)
+    stand_ins = pointed - full.keys()
+    chosen = {name: _STUB if name in stand_ins else schema for name, schema in models.items() if name in full or name in stand_ins}
+    return json.dumps({"$defs": chosen})
 
 
 def _renames(nested: list[str], taken: set[str]) -> dict[str, str]:
