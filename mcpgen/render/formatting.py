@@ -25,11 +25,13 @@ import functools
 import hashlib
 from collections.abc import Sequence
 from importlib.metadata import version
+from pathlib import Path
 
 import black
 from black.mode import TargetVersion
 
 from mcpgen import cache
+from mcpgen.render import black_style
 
 # Fixed, so that no configuration of the user's can change the output.
 BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=88)
@@ -45,6 +47,16 @@ def _identity() -> bytes:
 
 def _key(piece: str) -> str:
     return hashlib.sha256(_identity() + piece.encode()).hexdigest()
+
+
+@functools.cache
+def _module_identity() -> bytes:
+    """What decides a formatted module besides its text: black, and the writer of black's style."""
+    return _identity() + Path(black_style.__file__).read_bytes()
+
+
+def _module_key(source: str) -> str:
+    return hashlib.sha256(_module_identity() + source.encode()).hexdigest()
 
 
 def _black(piece: str) -> str:
@@ -133,10 +145,19 @@ def format_piece(piece: str) -> str:
 
 
 def format_modules(sources: Sequence[str]) -> list[str]:
-    """Several modules through black at once (one pool of workers for all of them); a module
-    formatted before comes whole from the cache, without being cut again."""
-    keys = [_key(source) for source in sources]
+    """Several modules in black's style: written by render/black_style.py, which gives black
+    only the statements it does not write itself; a module it cannot write at all goes
+    through black piece by piece (one pool of workers for all of them). A module formatted
+    before comes whole from the cache."""
+    keys = [_module_key(source) for source in sources]
     modules: list[str | None] = [cache.read("black-modules", key) for key in keys]
+    for index, module in enumerate(modules):
+        if module is None:
+            try:
+                modules[index] = "\n".join(black_style.Module(sources[index], format_piece).lines()) + "\n"
+            except black_style.Unsupported:
+                continue
+            cache.write("black-modules", keys[index], modules[index] or "")
     todo = [index for index, module in enumerate(modules) if module is None]
     cut = [blocks(sources[index]) for index in todo]
     flat = format_pieces([part for module in cut for block in module for part in block])
