@@ -53,7 +53,8 @@ def computed(
     workers = min(os.cpu_count() or 1, len(todo) // per_worker)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(compute, todo, chunksize=max(1, len(todo) // (4 * workers))))
+            # Small chunks: a large last chunk keeps one worker busy while the other waits.
+            results = list(pool.map(compute, todo, chunksize=max(1, min(8, len(todo) // (8 * workers)))))
     else:
         results = [compute(each) for each in todo]
     for index, result in zip(missing, results, strict=True):

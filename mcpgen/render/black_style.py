@@ -27,6 +27,7 @@ benchmark specs, the corpus and random schemas, with black as the judge.
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import re
 from collections.abc import Callable, Sequence
@@ -135,6 +136,7 @@ class Writer:
     def __init__(self, source: Source, fallback: Fallback) -> None:
         self.source = source
         self.fallback = fallback
+        self._lines: dict[int, str] = {}  # id of a node of the (live) tree -> its line
 
     # One line.
 
@@ -148,6 +150,12 @@ class Writer:
 
     def line(self, node: ast.expr) -> str:
         """`node` as black writes it on one line."""
+        key = id(node)  # a split asks for the same node's line again at every level
+        if key not in self._lines:
+            self._lines[key] = self._line(node)
+        return self._lines[key]
+
+    def _line(self, node: ast.expr) -> str:
         if isinstance(node, ast.Name):
             return node.id
         if isinstance(node, ast.Attribute):
@@ -540,18 +548,22 @@ class Module:
         self.writer = Writer(self.source, fallback)
         self.fallback = fallback
         lines = self.source.lines
-        inside_strings: set[int] = set()  # rows a multi-line string goes on over
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Constant | ast.JoinedStr) and (node.end_lineno or node.lineno) > node.lineno:
-                inside_strings.update(range(node.lineno, node.end_lineno or node.lineno))
+        # Rows a multi-line string goes on over, looked for only in the statements that
+        # have a `#` somewhere (walking every tree was a third of the time here).
+        inside_strings: set[int] = set()
+        hashes = [row for row, line in enumerate(lines) if "#" in line]
+        if hashes:
+            starts = [node.lineno - 1 for node in self.tree.body]
+            for index in sorted({bisect.bisect_right(starts, row) - 1 for row in hashes} - {-1}):
+                for node in ast.walk(self.tree.body[index]):
+                    if isinstance(node, ast.Constant | ast.JoinedStr) and (node.end_lineno or node.lineno) > node.lineno:
+                        inside_strings.update(range(node.lineno, node.end_lineno or node.lineno))
         # Comments on lines of their own (row -> line), and the rows with one after code.
         self.comments = {
-            row: line for row, line in enumerate(lines) if row not in inside_strings and line.lstrip().startswith("#")
+            row: lines[row] for row in hashes if row not in inside_strings and lines[row].lstrip().startswith("#")
         }
         self.commented = {
-            row
-            for row, line in enumerate(lines)
-            if "#" in line and row not in inside_strings and row not in self.comments and _has_trailing_comment(line)
+            row for row in hashes if row not in inside_strings and row not in self.comments and _has_trailing_comment(lines[row])
         }
 
     def lines(self) -> list[str]:
