@@ -75,7 +75,7 @@ LONG = "A description long enough that the field line cannot fit in eighty-eight
         # a lone long string: black cannot split it either
         f"value: Annotated[str, Field(description={(LONG * 2)!r})]",
         # a long call value with a lone argument: below the bracket, no comma
-        f"result = validate({{'a': a, 'b': b, 'c': c, 'd': d, 'e': e, 'f': f, 'g': g, 'h': h, 'i': i, 'j': j}})",
+        "result = validate({'a': a, 'b': b, 'c': c, 'd': d, 'e': e, 'f': f, 'g': g, 'h': h, 'i': i, 'j': j})",
         # a magic trailing comma keeps a split that would fit
         "model_config = ConfigDict(\n    extra='allow',\n    populate_by_name=True,\n)",
     ],

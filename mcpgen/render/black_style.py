@@ -32,6 +32,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from black.numerics import normalize_numeric_literal
 from black.strings import (
@@ -40,11 +41,22 @@ from black.strings import (
     normalize_unicode_escape_sequences,
     str_width,
 )
-from blib2to3.pgen2 import token
-from blib2to3.pytree import Leaf
 
 LINE_LENGTH = 88
 INDENT = "    "
+
+@dataclass
+class _Leaf:
+    """What black's normalizing functions read and write of a syntax-tree leaf."""
+
+    value: str
+
+
+def _normalized(function: Callable[[Any], None], text: str) -> str:
+    leaf = _Leaf(text)
+    function(leaf)
+    return leaf.value
+
 
 # What formats a piece of code outside the shapes handled here: black, on that piece.
 Fallback = Callable[[str], str]
@@ -66,18 +78,17 @@ def string_literal(value: str) -> str:
     literal = repr(value)
     if "\\" not in literal and '"' not in literal and literal[0] == "'" and "'" not in literal[1:-1]:
         return f'"{literal[1:-1]}"'  # nothing escaped and no quote inside: black only swaps the quotes
-    leaf = Leaf(token.STRING, literal)
-    normalize_unicode_escape_sequences(leaf)
-    return normalize_string_quotes(leaf.value)
+    return normalize_string_quotes(_normalized(normalize_unicode_escape_sequences, literal))
 
 
 def _number(value: int | float) -> str:
     text = repr(value)
     if not re.fullmatch(r"[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?", text):
         raise Unsupported(text)  # inf, nan
-    leaf = Leaf(token.NUMBER, text)
-    normalize_numeric_literal(leaf)
-    return leaf.value
+    return _normalized(normalize_numeric_literal, text)
+
+
+Positioned = ast.stmt | ast.expr | ast.arg | ast.alias  # the nodes with a place in the text
 
 
 class Source:
@@ -94,18 +105,18 @@ class Source:
         line = self.lines[row]
         return byte_column if line.isascii() else len(line.encode()[:byte_column].decode())
 
-    def segment(self, node: ast.AST) -> str:
-        first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1  # type: ignore[attr-defined]
-        start = self._column(first, node.col_offset)  # type: ignore[attr-defined]
-        end = self._column(last, node.end_col_offset or 0)  # type: ignore[attr-defined]
+    def segment(self, node: Positioned) -> str:
+        first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+        start = self._column(first, node.col_offset)
+        end = self._column(last, node.end_col_offset or 0)
         if first == last:
             return self.lines[first][start:end]
         return "\n".join([self.lines[first][start:], *self.lines[first + 1 : last], self.lines[last][:end]])
 
-    def comma_after(self, node: ast.AST) -> bool:
+    def comma_after(self, node: Positioned) -> bool:
         """Whether a comma follows `node` (a bracket's last element): black's magic trailing comma."""
-        row = (node.end_lineno or node.lineno) - 1  # type: ignore[attr-defined]
-        column = self._column(row, node.end_col_offset or 0)  # type: ignore[attr-defined]
+        row = (node.end_lineno or node.lineno) - 1
+        column = self._column(row, node.end_col_offset or 0)
         rest = self.lines[row][column:]
         while not rest.strip() and row + 1 < len(self.lines):
             row += 1
@@ -443,8 +454,11 @@ class Writer:
         if arguments.kwarg:
             parameters.append(("**", arguments.kwarg, None))
         texts = [self._parameter(star, argument, default) for star, argument, default in parameters]
-        last = parameters[-1][1] if parameters else None
-        magic = last is not None and self.source.comma_after(last if parameters[-1][2] is None else parameters[-1][2])  # type: ignore[arg-type]
+        last: Positioned | None = None
+        if parameters:
+            _, last_argument, last_default = parameters[-1]
+            last = last_default if last_default is not None else last_argument
+        magic = last is not None and self.source.comma_after(last)
         line = indent + head + ", ".join(texts) + tail
         if fits(line) and not magic:
             return [line]
@@ -477,9 +491,7 @@ class Writer:
         literal = self.source.segment(node)
         if not literal.startswith(('"""', "'''")) or literal.count(literal[:3]) != 2 or re.search(r"\\\s*\n", literal):
             raise Unsupported("docstring")
-        leaf = Leaf(token.STRING, literal)
-        normalize_unicode_escape_sequences(leaf)
-        docstring = normalize_string_quotes(leaf.value)
+        docstring = normalize_string_quotes(_normalized(normalize_unicode_escape_sequences, literal))
         quote = docstring[:3]
         body = docstring[3:-3]
         if not body:

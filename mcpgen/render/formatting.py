@@ -151,13 +151,14 @@ def format_modules(sources: Sequence[str]) -> list[str]:
     before comes whole from the cache."""
     keys = [_module_key(source) for source in sources]
     modules: list[str | None] = [cache.read("black-modules", key) for key in keys]
-    for index, module in enumerate(modules):
-        if module is None:
+    for index, found in enumerate(list(modules)):
+        if found is None:
             try:
-                modules[index] = "\n".join(black_style.Module(sources[index], format_piece).lines()) + "\n"
+                written = "\n".join(black_style.Module(sources[index], format_piece).lines()) + "\n"
             except black_style.Unsupported:
                 continue
-            cache.write("black-modules", keys[index], modules[index] or "")
+            modules[index] = written
+            cache.write("black-modules", keys[index], written)
     todo = [index for index, module in enumerate(modules) if module is None]
     cut = [blocks(sources[index]) for index in todo]
     flat = format_pieces([part for module in cut for block in module for part in block])

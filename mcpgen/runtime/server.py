@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -261,10 +261,7 @@ def build_server(
     document = schema_document(package)
     tools, resources = tools or {}, resources or {}
     templates, prompts = templates or {}, prompts or {}
-    tool_list = [
-        types.Tool.model_validate(tool)
-        for tool in document.get("tools/list", {}).get("tools", [])
-    ]
+    tool_list: list[Mapping[str, Any]] = document.get("tools/list", {}).get("tools", [])
     resource_list = [
         types.Resource.model_validate(resource)
         for resource in document.get("resources/list", {}).get("resources", [])
@@ -282,7 +279,7 @@ def build_server(
     schemas: Mapping[str, Mapping[str, Any]] = document.get("resourceSchemas", {})
     capabilities: Mapping[str, Any] = document.get("capabilities", {})
     problems = [
-        *_mismatches("tool", [t.name for t in tool_list], tools),
+        *_mismatches("tool", [t["name"] for t in tool_list], tools),
         *_mismatches("resource", [r.name for r in resource_list], resources),
         *_mismatches("resource template", [t.name for t in template_list], templates),
         *_mismatches("prompt", [p.name for p in prompt_list], prompts),
@@ -326,7 +323,8 @@ def build_server(
         tool_table = ToolTable(tool_list, tools, invalid_arguments, page_size)
         tables.append(tool_table)
         handlers.update(
-            on_list_tools=tool_table.list_tools,
+            # A dict result (schema.json's own); the SDK's annotation names the model.
+            on_list_tools=cast(Any, tool_table.list_tools),
             on_call_tool=tool_table.call_tool,
             # Spares the SDK a tools/list per 2026-07-28 HTTP call to check headers.
             get_tool_input_schema=tool_table.input_schema,

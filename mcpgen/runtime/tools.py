@@ -59,6 +59,18 @@ class ToolBinding:
             raise ValueError("ToolBinding(wrapped=True) needs an output_model")
 
 
+# What a `ListToolsResult` model adds by default (the 2026-07-28 `ttlMs`, `cacheScope`
+# and `resultType`), taken from the model so that a dict result says the same; the SDK
+# drops what an older protocol version lacks.
+_LIST_RESULT_DEFAULTS = {
+    key: value
+    for key, value in types.ListToolsResult(tools=[])
+    .model_dump(by_alias=True, mode="json", exclude_none=True)
+    .items()
+    if key != "tools"
+}
+
+
 class ToolTable:
     """The tools a server serves: `tools/list` and `tools/call`."""
 
@@ -66,30 +78,31 @@ class ToolTable:
 
     def __init__(
         self,
-        tools: Sequence[types.Tool],
+        tools: Sequence[Mapping[str, Any]],
         bindings: Mapping[str, ToolBinding],
         invalid_arguments: InvalidArguments,
         page_size: int | None,
     ) -> None:
-        """`tools` in the order they are listed; `bindings` has one per tool name."""
+        """`tools` as schema.json lists them (wire JSON), in order; `bindings` has one
+        per tool name."""
         self.pages = Pages(tools, page_size)
-        self.tools = {tool.name: tool for tool in tools}
+        self.tools = {tool["name"]: tool for tool in tools}
         self.bindings = dict(bindings)
         for name, tool in self.tools.items():
-            has_output = tool.output_schema is not None
+            has_output = tool.get("outputSchema") is not None
             if has_output != (self.bindings[name].output_model is not None):
                 raise ValueError(
                     f"tool {name!r}: an output_model is needed exactly when "
                     "schema.json gives the tool an outputSchema"
                 )
         self.input_validators = SchemaValidators(
-            {name: tool.input_schema for name, tool in self.tools.items()}
+            {name: tool["inputSchema"] for name, tool in self.tools.items()}
         )
         self.output_validators = SchemaValidators(
             {
-                name: tool.output_schema
+                name: tool["outputSchema"]
                 for name, tool in self.tools.items()
-                if tool.output_schema is not None
+                if tool.get("outputSchema") is not None
             }
         )
         self.arguments_are_protocol_errors = invalid_arguments == "protocol_error"
@@ -97,15 +110,22 @@ class ToolTable:
     def input_schema(self, name: str) -> Mapping[str, Any] | None:
         """The inputSchema of a tool (the SDK checks 2026-07-28 HTTP headers with it)."""
         tool = self.tools.get(name)
-        return tool.input_schema if tool else None
+        return tool["inputSchema"] if tool else None
 
     async def list_tools(
         self,
         ctx: ServerRequestContext[Any, Any],
         params: types.PaginatedRequestParams | None,
-    ) -> types.ListToolsResult:
+    ) -> dict[str, Any]:
+        """A page of the list as schema.json has it: the SDK takes a result as a dict
+        too, and checks it against the protocol version's schema as it would a model.
+        Making `Tool` models of hundreds of large schemas, only for the SDK to turn them
+        back into dicts, was most of the time to the first answer."""
         tools, following = self.pages.page(params)
-        return types.ListToolsResult(tools=tools, next_cursor=following)
+        page: dict[str, Any] = {**_LIST_RESULT_DEFAULTS, "tools": tools}
+        if following is not None:
+            page["nextCursor"] = following
+        return page
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams

@@ -42,8 +42,9 @@ class Pages(Generic[T]):
     def __init__(self, items: Sequence[T], page_size: int | None) -> None:
         self.items = list(items)
         self.size = page_size or max(len(self.items), 1)
+        # The list as JSON, in its (fixed) order: dicts from schema.json, or models.
         digest = hashlib.sha256(
-            json.dumps([to_json(item) for item in self.items], sort_keys=True).encode()
+            json.dumps([to_json(item) for item in self.items]).encode()
         )
         self.key = cursor_key(digest.digest())
 
