@@ -41,21 +41,18 @@ from black.strings import (
     normalize_unicode_escape_sequences,
     str_width,
 )
+from blib2to3.pgen2 import token  # type: ignore[import-untyped]
+from blib2to3.pytree import Leaf  # type: ignore[import-untyped]
 
 LINE_LENGTH = 88
 INDENT = "    "
 
-@dataclass
-class _Leaf:
-    """What black's normalizing functions read and write of a syntax-tree leaf."""
-
-    value: str
-
-
-def _normalized(function: Callable[[Any], None], text: str) -> str:
-    leaf = _Leaf(text)
+def _normalized(function: Callable[[Any], None], kind: int, text: str) -> str:
+    """`text` through one of black's functions that rewrite a syntax-tree leaf in place
+    (compiled, they take nothing but a real leaf)."""
+    leaf = Leaf(kind, text)
     function(leaf)
-    return leaf.value
+    return str(leaf.value)
 
 
 # What formats a piece of code outside the shapes handled here: black, on that piece.
@@ -78,14 +75,14 @@ def string_literal(value: str) -> str:
     literal = repr(value)
     if "\\" not in literal and '"' not in literal and literal[0] == "'" and "'" not in literal[1:-1]:
         return f'"{literal[1:-1]}"'  # nothing escaped and no quote inside: black only swaps the quotes
-    return normalize_string_quotes(_normalized(normalize_unicode_escape_sequences, literal))
+    return normalize_string_quotes(_normalized(normalize_unicode_escape_sequences, token.STRING, literal))
 
 
 def _number(value: int | float) -> str:
     text = repr(value)
     if not re.fullmatch(r"[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?", text):
         raise Unsupported(text)  # inf, nan
-    return _normalized(normalize_numeric_literal, text)
+    return _normalized(normalize_numeric_literal, token.NUMBER, text)
 
 
 Positioned = ast.stmt | ast.expr | ast.arg | ast.alias  # the nodes with a place in the text
@@ -491,7 +488,7 @@ class Writer:
         literal = self.source.segment(node)
         if not literal.startswith(('"""', "'''")) or literal.count(literal[:3]) != 2 or re.search(r"\\\s*\n", literal):
             raise Unsupported("docstring")
-        docstring = normalize_string_quotes(_normalized(normalize_unicode_escape_sequences, literal))
+        docstring = normalize_string_quotes(_normalized(normalize_unicode_escape_sequences, token.STRING, literal))
         quote = docstring[:3]
         body = docstring[3:-3]
         if not body:
