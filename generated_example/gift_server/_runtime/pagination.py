@@ -8,19 +8,20 @@ import base64
 import binascii
 import hashlib
 import hmac
-import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter
 
-from .encoding import to_json
 from .errors import INVALID_PARAMS
 from .keys import cursor_key
 
 T = TypeVar("T")
+
+_LIST_JSON = TypeAdapter(list[Any])  # JSON bytes at C speed, for dicts and models alike
 
 MAX_CURSOR_CHARS = 100
 """The longest cursor looked at; the cursors issued are about 50 characters."""
@@ -43,9 +44,7 @@ class Pages(Generic[T]):
         self.items = list(items)
         self.size = page_size or max(len(self.items), 1)
         # The list as JSON, in its (fixed) order: dicts from schema.json, or models.
-        digest = hashlib.sha256(
-            json.dumps([to_json(item) for item in self.items]).encode()
-        )
+        digest = hashlib.sha256(_LIST_JSON.dump_json(self.items, by_alias=True))
         self.key = cursor_key(digest.digest())
 
     def page(
