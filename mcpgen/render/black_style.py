@@ -591,11 +591,15 @@ class Module:
             return written + self.block(body, "", (docstring.end_lineno or docstring.lineno) - 1, after_docstring=True)
         return self.block(body, "", -1)
 
-    def statements(self) -> list[str]:
-        """Each top-level statement on its own (for a module with no comments)."""
-        if self.comments or self.commented:
-            raise Unsupported("comments")
-        return ["\n".join(self.statement(node, "")) for node in self.tree.body]
+    def statements(self, first: int = 0) -> list[str]:
+        """Each top-level statement from the `first` on, on its own (none may have a
+        comment among them)."""
+        nodes = self.tree.body[first:]
+        if nodes:
+            start = self._first_row(nodes[0])
+            if any(row >= start for row in [*self.comments, *self.commented]):
+                raise Unsupported("comments")
+        return ["\n".join(self.statement(node, "")) for node in nodes]
 
     # Blocks.
 

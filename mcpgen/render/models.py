@@ -67,30 +67,28 @@ class Models:
 def render_models(api: Api, header: str) -> Models:
     if not api.model_schemas:
         return Models({}, {}, "")
-    imports: dict[str, list[ast.ImportFrom]] = {}
+    imports: dict[str, list[_Import]] = {}
     docstrings = _docstrings(api)
     grouped = _joined_groups(api, imports)
     if grouped is None:
         # Names clash in a way only the generator can settle: every model in one module.
         whole = generate_cached([(json.dumps({"$defs": api.model_schemas}), False)])[0]
-        tree = ast.parse(whole)
-        imports = {SHARED_MODULE: _leading_imports(tree)}
-        grouped = {SHARED_MODULE: _statements(whole, tree)}
+        imports = {SHARED_MODULE: list(whole.imports)}
+        grouped = {SHARED_MODULE: list(whole.statements)}
         docstrings[SHARED_MODULE] = '"""Every model of the spec, generated together: their class names clash."""'
-    shared_names = {name for name, _ in grouped.get(SHARED_MODULE, []) if name is not None}
+    shared_names = {statement.name for statement in grouped.get(SHARED_MODULE, []) if statement.name is not None}
     aliases = _definition_aliases(api, shared_names, imports.setdefault(SHARED_MODULE, []))
     grouped.setdefault(SHARED_MODULE, []).extend(aliases)
     if not grouped[SHARED_MODULE]:
         del grouped[SHARED_MODULE]
     modules: dict[str, str] = {}
     names: dict[str, str] = {}
-    every_import: list[ast.ImportFrom] = []
+    every_import: list[_Import] = []
     for module, statements in grouped.items():
-        body = "\n\n\n".join(text for _, text in statements)
+        body = "\n\n\n".join(statement.text for statement in statements)
         # The model generator imports a name that a field merely shares (`RootModel` for a
         # field called RootModel); only what the module uses is imported.
-        tree = ast.parse(body)
-        used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        used = set().union(*(statement.uses for statement in statements))
         block = Imports()
         _add_imports(block, imports[module], used)
         if module != SHARED_MODULE and used & shared_names:
@@ -99,11 +97,11 @@ def render_models(api: Api, header: str) -> Models:
         # Written black-clean (statements by render/black_style.py); not formatted again.
         import_lines = black_style.imports(block.render().split("\n"))
         modules[module] = f"{header}\n{docstrings[module]}\n\n{import_lines}\n\n\n{body}\n"
-        names.update((name, module) for name, _ in statements if name is not None)
+        names.update((statement.name, module) for statement in statements if statement.name is not None)
     joined = Imports()
     _add_imports(joined, every_import)
     index_source = joined.render() + "\n\n" + "\n\n".join(
-        text for statements in grouped.values() for _, text in statements
+        statement.text for statements in grouped.values() for statement in statements
     )
     return Models(modules, names, index_source)
 
@@ -145,21 +143,50 @@ def model_groups(api: Api) -> dict[str, list[str]]:
     return {module: names for module, names in groups.items() if names}
 
 
-_Statement = tuple[str | None, str]  # (the name a class or assignment defines, its source)
+@dataclass(frozen=True)
+class Statement:
+    """A top-level statement of the models, as written: what it defines (a class or an
+    alias; None for a call), its text, and the names it reads."""
+
+    name: str | None
+    text: str
+    uses: frozenset[str]
 
 
-def _joined_groups(api: Api, imports: dict[str, list[ast.ImportFrom]]) -> dict[str, list[_Statement]] | None:
+_Import = tuple[str, tuple[str, ...]]  # (module, ("Name", "Name as Alias", ...)), as the generator wrote it
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One run of the model generator, written in black's style and taken apart where it
+    ran (a worker process, on a first build), so joining the groups parses nothing again."""
+
+    imports: tuple[_Import, ...]
+    statements: tuple[Statement, ...]
+
+    def to_json(self) -> str:
+        statements = [[each.name, each.text, sorted(each.uses)] for each in self.statements]
+        return json.dumps({"imports": self.imports, "statements": statements})
+
+    @staticmethod
+    def from_json(text: str) -> Generated:
+        data = json.loads(text)
+        imports = tuple((module, tuple(names)) for module, names in data["imports"])
+        statements = tuple(Statement(name, body, frozenset(uses)) for name, body, uses in data["statements"])
+        return Generated(imports, statements)
+
+
+def _joined_groups(api: Api, imports: dict[str, list[_Import]]) -> dict[str, list[Statement]] | None:
     """Every group's statements, the definitions' copies left out; None if they do not join."""
     groups = model_groups(api)
     shared_names = groups.get(SHARED_MODULE, [])
-    shared_output = generate_cached([(_document(shared_names, api.model_schemas, set()), False)])[0] if shared_names else ""
-    shared_tree = ast.parse(shared_output)
+    shared_output = generate_cached([(_document(shared_names, api.model_schemas, set()), False)])[0] if shared_names else None
     # The definitions with a model class of their own; the others (enums, aliases: root
     # models) a group's fields spell out, so the group needs their schemas.
     classes = {
-        node.name
-        for node in shared_tree.body
-        if isinstance(node, ast.ClassDef) and [ast.unparse(base) for base in node.bases] == ["BaseModel"]
+        statement.name
+        for statement in (shared_output.statements if shared_output else ())
+        if statement.name is not None and statement.text.startswith(f"class {statement.name}(BaseModel):")
     }
     others = {module: names for module, names in groups.items() if module != SHARED_MODULE}
     documents = {module: _document(names, api.model_schemas, classes) for module, names in others.items()}
@@ -167,30 +194,33 @@ def _joined_groups(api: Api, imports: dict[str, list[ast.ImportFrom]]) -> dict[s
     # Every model the IR names is a class of that name; a nested class the generator names
     # (by its path: AInputBInput for `a`'s property `b_input`) yields to it and to earlier groups.
     taken = set(api.model_schemas)
-    joined: dict[str, list[_Statement]] = {}
+    joined: dict[str, list[Statement]] = {}
     shared: dict[str, str] = {}
-    if shared_names:
-        imports[SHARED_MODULE] = _leading_imports(shared_tree)
-        joined[SHARED_MODULE] = _statements(shared_output, shared_tree)
-        shared = {name: text for name, text in joined[SHARED_MODULE] if name is not None}
+    if shared_output is not None:
+        imports[SHARED_MODULE] = list(shared_output.imports)
+        joined[SHARED_MODULE] = list(shared_output.statements)
+        shared = {statement.name: statement.text for statement in shared_output.statements if statement.name is not None}
         taken |= set(shared)
     for module, names in others.items():
         output = outputs[module]
-        tree = ast.parse(output)
-        imports[module] = _leading_imports(tree)
-        statements = _statements(output, tree)
-        own = [(name, text) for name, text in statements if name not in shared]
-        for name, text in statements:
+        imports[module] = list(output.imports)
+        for statement in output.statements:
             # A definition's copy is the definition, or its stand-in where the document
             # had one; anything else means names clash inside the group.
-            if name in shared and text != shared[name] and not (_STUB_MARK in text and _STUB_MARK in documents[module]):
-                return None
-        renames = _renames([name for name, _ in own if name is not None and name not in names], taken)
-        joined[module] = [(renames.get(name, name) if name else None, _renamed(text, renames)) for name, text in own]
-        if renames:  # a longer name can move a line past the limit
-            joined[module] = [(name, _restyled(text)) for name, text in joined[module]]
-        taken |= {name for name, _ in joined[module] if name is not None}
-    defined = [name for statements in joined.values() for name, _ in statements if name is not None]
+            text = statement.text
+            if statement.name in shared and text != shared[statement.name]:
+                if not (_STUB_MARK in text and _STUB_MARK in documents[module]):
+                    return None
+        own = [statement for statement in output.statements if statement.name not in shared]
+        renames = _renames([s.name for s in own if s.name is not None and s.name not in names], taken)
+        if renames:  # a longer name can move a line past the limit: written again
+            own = [
+                Statement(renames.get(s.name, s.name) if s.name else None, _restyled(_renamed(s.text, renames)), s.uses)
+                for s in own
+            ]
+        joined[module] = own
+        taken |= {statement.name for statement in own if statement.name is not None}
+    defined = [statement.name for statements in joined.values() for statement in statements if statement.name is not None]
     return joined if len(defined) == len(set(defined)) else None
 
 
@@ -274,22 +304,46 @@ def _restyled(statement: str) -> str:
     return black_style.statements(statement + "\n", format_piece)[0]
 
 
-def _statements(source: str, tree: ast.Module) -> list[_Statement]:
-    """The module's top-level statements after its imports, each with its comments and the
-    name it defines (None for a call such as `Model.model_rebuild()`)."""
+def _taken_apart(source: str) -> Generated:
+    """The generator's module: its imports as written, and each statement after them in
+    black's style, with the names it defines and reads, from one parse."""
+    try:
+        module = black_style.Module(source, format_piece)
+        tree = module.tree
+        first = len(_leading_imports(tree))
+        texts = module.statements(first)
+    except black_style.Unsupported:  # comments among the statements: black writes it all
+        formatted = format_piece(source)
+        tree = ast.parse(formatted)
+        first = len(_leading_imports(tree))
+        texts = _texts(formatted, tree)[first:]
+    imports = tuple(
+        (node.module or "", tuple(alias.name + (f" as {alias.asname}" if alias.asname else "") for alias in node.names))
+        for node in _leading_imports(tree)
+    )
+    nodes = tree.body[first:]
+    statements = tuple(Statement(_defined(node), text, _loaded(node)) for node, text in zip(nodes, texts, strict=True))
+    return Generated(imports, statements)
+
+
+def _texts(source: str, tree: ast.Module) -> list[str]:
+    """Each top-level statement's text, with the comments inside it."""
     lines = source.split("\n")
-    nodes = tree.body[len(_leading_imports(tree)) :]
-    statements: list[_Statement] = []
-    for node in nodes:
-        text = "\n".join(lines[node.lineno - 1 : node.end_lineno]).strip("\n")
-        name = None
-        if isinstance(node, ast.ClassDef):
-            name = node.name
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-            name = target.id if isinstance(target, ast.Name) else None
-        statements.append((name, text))
-    return statements
+    return ["\n".join(lines[node.lineno - 1 : node.end_lineno]).strip("\n") for node in tree.body]
+
+
+def _defined(node: ast.stmt) -> str | None:
+    """The name a statement defines: a class's, or an assignment's; None for a call."""
+    if isinstance(node, ast.ClassDef):
+        return node.name
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+        return target.id if isinstance(target, ast.Name) else None
+    return None
+
+
+def _loaded(node: ast.AST) -> frozenset[str]:
+    return frozenset(each.id for each in ast.walk(node) if isinstance(each, ast.Name) and isinstance(each.ctx, ast.Load))
 
 
 def _leading_imports(tree: ast.Module) -> list[ast.ImportFrom]:
@@ -301,19 +355,19 @@ def _leading_imports(tree: ast.Module) -> list[ast.ImportFrom]:
     return leading
 
 
-def _add_imports(imports: Imports, nodes: Sequence[ast.ImportFrom], used: set[str] | None = None) -> None:
-    """The names `nodes` import, those the module uses only when `used` is given."""
-    for node in nodes:
-        names = [
-            alias.name + (f" as {alias.asname}" if alias.asname else "")
-            for alias in node.names
-            if used is None or node.module == "__future__" or (alias.asname or alias.name) in used
+def _add_imports(imports: Imports, pairs: Sequence[_Import], used: set[str] | None = None) -> None:
+    """The names `pairs` import, those the module uses only when `used` is given."""
+    for module, names in pairs:
+        kept = [
+            name
+            for name in names
+            if used is None or module == "__future__" or name.rpartition(" as ")[2] in used
         ]
-        if names:
-            imports.add(node.module or "", *names)
+        if kept:
+            imports.add(module, *kept)
 
 
-def _definition_aliases(api: Api, classes: set[str], imports: list[ast.ImportFrom]) -> list[_Statement]:
+def _definition_aliases(api: Api, classes: set[str], imports: list[_Import]) -> list[Statement]:
     """`Name: TypeAlias = ...` for each shared definition that has no class of its own.
 
     Fields typed by a shared enum or alias read as the value type (`Literal[...]`), not as a
@@ -322,19 +376,17 @@ def _definition_aliases(api: Api, classes: set[str], imports: list[ast.ImportFro
     if not missing:
         return []
     needed = referenced_models(missing, api.model_schemas)
-    tree = ast.parse(generate_cached([(json.dumps({"$defs": needed}), True)])[0])
-    imports += [node for node in _leading_imports(tree) if node.module != "typing_extensions"]
-    imports.append(ast.ImportFrom(module="typing", names=[ast.alias("TypeAlias")], level=0))
-    aliases: list[_Statement] = []
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Call)
-            and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id in missing
-        ):
-            name = node.targets[0].id
-            aliases.append((name, _restyled(f"{name}: TypeAlias = {ast.unparse(node.value.args[1])}")))
+    generated = generate_cached([(json.dumps({"$defs": needed}), True)])[0]
+    imports += [pair for pair in generated.imports if pair[0] != "typing_extensions"]
+    imports.append(("typing", ("TypeAlias",)))
+    aliases: list[Statement] = []
+    for statement in generated.statements:
+        if statement.name not in missing:
+            continue
+        node = ast.parse(statement.text).body[0]
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            text = _restyled(f"{statement.name}: TypeAlias = {ast.unparse(node.value.args[1])}")
+            aliases.append(Statement(statement.name, text, _loaded(ast.parse(text))))
     return aliases
 
 
@@ -406,28 +458,14 @@ def _cache_key(document: str, aliases: bool) -> str:
 
 
 def _generate_job(job: tuple[str, bool]) -> str:
-    """The generator's module, its statements after the imports in black's style (black
-    itself would be most of a cold build; see render/black_style.py)."""
+    """The generator's module, taken apart (`_taken_apart`), as JSON for the cache."""
     document, aliases = job
-    return styled(generate_models(document, aliases=aliases))
+    return _taken_apart(generate_models(document, aliases=aliases)).to_json()
 
 
-def styled(source: str) -> str:
-    """`source` with its statements after the leading imports written in black's style;
-    the imports are kept as they are (they are re-collected per module)."""
-    tree = ast.parse(source)
-    leading = _leading_imports(tree)
-    rest = tree.body[len(leading) :]
-    if not rest:
-        return source
-    lines = source.split("\n")
-    head = "\n".join(lines[: rest[0].lineno - 1]).rstrip("\n")
-    body = "\n".join(lines[rest[0].lineno - 1 :])
-    return head + "\n\n\n" + "\n\n\n".join(black_style.statements(body, format_piece)) + "\n"
-
-
-def generate_cached(jobs: Sequence[tuple[str, bool]]) -> list[str]:
-    """`generate_models` on each (document, aliases), from the cache where it can; what is
-    missing is generated by worker processes when there is enough of it."""
+def generate_cached(jobs: Sequence[tuple[str, bool]]) -> list[Generated]:
+    """`generate_models` on each (document, aliases), taken apart, from the cache where it
+    can; what is missing is generated by worker processes when there is enough of it."""
     keys = [_cache_key(document, aliases) for document, aliases in jobs]
-    return cache.computed("models", keys, jobs, _generate_job, per_worker=GROUPS_PER_WORKER)
+    outputs = cache.computed("models", keys, jobs, _generate_job, per_worker=GROUPS_PER_WORKER)
+    return [Generated.from_json(output) for output in outputs]
