@@ -355,7 +355,6 @@ def _generated(spec_path: Path, label: str | None = None) -> Generated:
     for the names and signatures of the Python API."""
     from mcpgen.compare.code import Generated
     from mcpgen.ir.resolve import resolve
-    from mcpgen.render.model_index import index_models
     from mcpgen.render.models import ModelRenderError, render_models
     from mcpgen.render.package import header
     from mcpgen.render.views import PythonView
@@ -369,7 +368,7 @@ def _generated(spec_path: Path, label: str | None = None) -> Generated:
         models = render_models(api, header(api))
     except ModelRenderError as exc:
         raise SpecError(_model_diagnostics(spec, api, str(exc), exc.models)) from None
-    return Generated(spec, api, PythonView(api, index_models(models.index_source), models.names))
+    return Generated(spec, api, PythonView(api, models.index, models.names))
 
 
 def diff(old_path: Path, new_path: Path) -> list[Change]:

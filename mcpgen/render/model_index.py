@@ -79,7 +79,31 @@ def _literal(value: ast.expr | None) -> str | None:
     return ast.unparse(value) if isinstance(literal, str | int | float | bool | None) else None
 
 
+def annotated_names(imported: dict[str, tuple[str, str]]) -> frozenset[str]:
+    """The names `Annotated` goes by: the model generator imports `Annotated as
+    Annotated_aliased` when a field is called `Annotated`."""
+    return frozenset({"Annotated"} | {name for name, (_, original) in imported.items() if original == "Annotated"})
+
+
+def class_info(node: ast.ClassDef, annotated: frozenset[str]) -> ModelInfo:
+    """A model class's fields (and root type), as its source spells them."""
+    fields = tuple(
+        Field(
+            statement.target.id,
+            ast.unparse(_value_type(statement.annotation, annotated)),
+            statement.value is None,
+            _literal(statement.value),
+        )
+        for statement in node.body
+        if isinstance(statement, ast.AnnAssign)
+        and isinstance(statement.target, ast.Name)
+        and statement.target.id not in ("model_config", "root")
+    )
+    return ModelInfo(node.name, fields, _root_type(node))
+
+
 def index_models(source: str) -> ModelIndex:
+    """The index of a module's source (render/models.py builds it from its statements)."""
     tree = ast.parse(source)
     models: dict[str, ModelInfo] = {}
     defined: set[str] = set()
@@ -89,26 +113,19 @@ def index_models(source: str) -> ModelIndex:
             for alias in node.names:
                 imported[alias.asname or alias.name] = (node.module, alias.name)
         elif isinstance(node, ast.ClassDef):
-            # The model generator imports `Annotated as Annotated_aliased` when a field is
-            # called `Annotated`.
-            annotated = frozenset(
-                {"Annotated"} | {name for name, (_, original) in imported.items() if original == "Annotated"}
-            )
             defined.add(node.name)
-            fields = tuple(
-                Field(
-                    statement.target.id,
-                    ast.unparse(_value_type(statement.annotation, annotated)),
-                    statement.value is None,
-                    _literal(statement.value),
-                )
-                for statement in node.body
-                if isinstance(statement, ast.AnnAssign)
-                and isinstance(statement.target, ast.Name)
-                and statement.target.id not in ("model_config", "root")
-            )
-            models[node.name] = ModelInfo(node.name, fields, _root_type(node))
+            models[node.name] = class_info(node, annotated_names(imported))
         elif isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             defined.update(target.id for target in targets if isinstance(target, ast.Name))
     return ModelIndex(models, frozenset(defined), imported)
+
+
+def info_to_json(info: ModelInfo) -> list[object]:
+    return [info.name, [[f.name, f.annotation, f.required, f.default] for f in info.fields], info.root]
+
+
+def info_from_json(data: list[object]) -> ModelInfo:
+    name, fields, root = data
+    assert isinstance(name, str) and isinstance(fields, list) and (root is None or isinstance(root, str))
+    return ModelInfo(name, tuple(Field(*field) for field in fields), root)

@@ -37,6 +37,14 @@ from mcpgen.render import black_style
 from mcpgen.render.environment import docstring
 from mcpgen.render.formatting import format_piece
 from mcpgen.render.imports import Imports
+from mcpgen.render.model_index import (
+    ModelIndex,
+    ModelInfo,
+    annotated_names,
+    class_info,
+    info_from_json,
+    info_to_json,
+)
 from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, iter_subschemas, ref_target
 
 # Fewer groups than this for each worker process do not repay starting it.
@@ -61,12 +69,12 @@ class Models:
 
     modules: dict[str, str]  # module name -> source
     names: dict[str, str]  # every public name (class or type alias) -> its module
-    index_source: str  # every module's imports and statements as one module, for `index_models`
+    index: ModelIndex  # every model's fields, every name defined and imported
 
 
 def render_models(api: Api, header: str) -> Models:
     if not api.model_schemas:
-        return Models({}, {}, "")
+        return Models({}, {}, ModelIndex({}, frozenset(), {}))
     imports: dict[str, list[_Import]] = {}
     docstrings = _docstrings(api)
     grouped = _joined_groups(api, imports)
@@ -98,12 +106,13 @@ def render_models(api: Api, header: str) -> Models:
         import_lines = black_style.imports(block.render().split("\n"))
         modules[module] = f"{header}\n{docstrings[module]}\n\n{import_lines}\n\n\n{body}\n"
         names.update((statement.name, module) for statement in statements if statement.name is not None)
-    joined = Imports()
-    _add_imports(joined, every_import)
-    index_source = joined.render() + "\n\n" + "\n\n".join(
-        statement.text for statements in grouped.values() for statement in statements
+    every = [statement for statements in grouped.values() for statement in statements]
+    index = ModelIndex(
+        {statement.model.name: statement.model for statement in every if statement.model is not None},
+        frozenset(statement.name for statement in every if statement.name is not None),
+        _imported(every_import),
     )
-    return Models(modules, names, index_source)
+    return Models(modules, names, index)
 
 
 def _docstrings(api: Api) -> dict[str, str]:
@@ -151,6 +160,7 @@ class Statement:
     name: str | None
     text: str
     uses: frozenset[str]
+    model: ModelInfo | None = None  # a class's fields, for the model index
 
 
 _Import = tuple[str, tuple[str, ...]]  # (module, ("Name", "Name as Alias", ...)), as the generator wrote it
@@ -165,14 +175,20 @@ class Generated:
     statements: tuple[Statement, ...]
 
     def to_json(self) -> str:
-        statements = [[each.name, each.text, sorted(each.uses)] for each in self.statements]
+        statements = [
+            [each.name, each.text, sorted(each.uses), info_to_json(each.model) if each.model else None]
+            for each in self.statements
+        ]
         return json.dumps({"imports": self.imports, "statements": statements})
 
     @staticmethod
     def from_json(text: str) -> Generated:
         data = json.loads(text)
         imports = tuple((module, tuple(names)) for module, names in data["imports"])
-        statements = tuple(Statement(name, body, frozenset(uses)) for name, body, uses in data["statements"])
+        statements = tuple(
+            Statement(name, body, frozenset(uses), info_from_json(model) if model else None)
+            for name, body, uses, model in data["statements"]
+        )
         return Generated(imports, statements)
 
 
@@ -214,10 +230,8 @@ def _joined_groups(api: Api, imports: dict[str, list[_Import]]) -> dict[str, lis
         own = [statement for statement in output.statements if statement.name not in shared]
         renames = _renames([s.name for s in own if s.name is not None and s.name not in names], taken)
         if renames:  # a longer name can move a line past the limit: written again
-            own = [
-                Statement(renames.get(s.name, s.name) if s.name else None, _restyled(_renamed(s.text, renames)), s.uses)
-                for s in own
-            ]
+            annotated = annotated_names(_imported(output.imports))
+            own = [_renamed_statement(s, renames, annotated) for s in own]
         joined[module] = own
         taken |= {statement.name for statement in own if statement.name is not None}
     defined = [statement.name for statements in joined.values() for statement in statements if statement.name is not None]
@@ -300,6 +314,24 @@ def _renamed(source: str, renames: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def _renamed_statement(statement: Statement, renames: dict[str, str], annotated: frozenset[str]) -> Statement:
+    text = _restyled(_renamed(statement.text, renames))
+    node = ast.parse(text).body[0]
+    model = class_info(node, annotated) if isinstance(node, ast.ClassDef) else None
+    name = renames.get(statement.name, statement.name) if statement.name else None
+    return Statement(name, text, statement.uses, model)
+
+
+def _imported(pairs: Sequence[_Import]) -> dict[str, tuple[str, str]]:
+    """What each imported name stands for: name -> (module, name there)."""
+    imported = {}
+    for module, names in pairs:
+        for name in names:
+            original, _, alias = name.partition(" as ")
+            imported[alias or original] = (module, original)
+    return imported
+
+
 def _restyled(statement: str) -> str:
     return black_style.statements(statement + "\n", format_piece)[0]
 
@@ -321,8 +353,11 @@ def _taken_apart(source: str) -> Generated:
         (node.module or "", tuple(alias.name + (f" as {alias.asname}" if alias.asname else "") for alias in node.names))
         for node in _leading_imports(tree)
     )
-    nodes = tree.body[first:]
-    statements = tuple(Statement(_defined(node), text, _loaded(node)) for node, text in zip(nodes, texts, strict=True))
+    annotated = annotated_names(_imported(imports))
+    statements = tuple(
+        Statement(_defined(node), text, _loaded(node), class_info(node, annotated) if isinstance(node, ast.ClassDef) else None)
+        for node, text in zip(tree.body[first:], texts, strict=True)
+    )
     return Generated(imports, statements)
 
 

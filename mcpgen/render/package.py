@@ -7,7 +7,7 @@ from importlib.resources import files
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import render_template
 from mcpgen.render.formatting import format_modules
-from mcpgen.render.model_index import ModelIndex, index_models
+from mcpgen.render.model_index import ModelIndex
 from mcpgen.render.models import ModelRenderError, render_models
 from mcpgen.render.schema_doc import (
     render_schema_json,
@@ -55,7 +55,7 @@ def render_package(api: Api) -> dict[str, bytes]:
     top = header(api)
     models = render_models(api, top)
     # The index reads names and annotations, which formatting does not change.
-    index = index_models(models.index_source)
+    index = models.index
     _require_classes(api, index)
     view = PythonView(api, index, models.names)
     python = {f"{MODELS_DIRECTORY}/__init__.py": render_template("models_init.py.jinja", api=api, view=view)}

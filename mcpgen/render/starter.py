@@ -5,7 +5,6 @@ from __future__ import annotations
 from mcpgen.ir import naming
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import format_python, render_template
-from mcpgen.render.model_index import index_models
 from mcpgen.render.models import render_models
 from mcpgen.render.views import PythonView
 
@@ -17,5 +16,5 @@ def render_starter_spec(name: str) -> str:
 def render_app(api: Api) -> str:
     """The starter implementation: a stub for every Handlers method."""
     models = render_models(api, "")  # as the package's build made them (from the cache)
-    view = PythonView(api, index_models(models.index_source), models.names)
+    view = PythonView(api, models.index, models.names)
     return format_python(render_template("app.py.jinja", api=api, view=view))
