@@ -9,6 +9,7 @@ import functools
 import os
 import shutil
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,29 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _write_file(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)  # generated files may sit in subfolders (_runtime/)
-    with open(path, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(path, _file_mode())
+def _write_files(files: dict[Path, bytes]) -> None:
+    """Write every file, then make each durable before the swap. The fsyncs run on
+    threads: a disk serves several at once, and one after another they were most of the
+    time a build with hundreds of files spent writing."""
+    mode = _file_mode()
+    for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)  # generated files may sit in subfolders (_runtime/)
+        with open(path, "wb") as handle:
+            handle.write(data)
+        os.chmod(path, mode)
+    with ThreadPoolExecutor(max_workers=min(16, len(files) or 1)) as pool:
+        list(pool.map(_fsync_file, files))
+        # The folders too, or a file's entry in a new subfolder may not survive a crash.
+        list(pool.map(_fsync_file, {path.parent for path in files}))
+
+
+def _fsync_file(path: Path) -> None:
+    """fsync a file or a folder."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def _carry_over(source: Path, target: Path, relative: str, replaced: set[str]) -> None:
@@ -87,8 +104,7 @@ def apply(plan: Plan) -> None:
     if directory.exists():
         for entry in directory.iterdir():
             _carry_over(entry, staging / entry.name, entry.name, replaced)
-    for name in plan.changed:
-        _write_file(staging / name, plan.manifest if name == MANIFEST else plan.files[name])
+    _write_files({staging / name: plan.manifest if name == MANIFEST else plan.files[name] for name in plan.changed})
     _sync_directory(staging)
     if directory.exists():
         exchange(staging, directory)
