@@ -86,8 +86,8 @@ def prompt_arguments_model(prompt_name: str) -> str:
 
 
 # Names generated modules define or import beside the models (typing's and pydantic's in
-# models.py, the runtime's and the package's own in __init__.py, the SDK's in client.py and
-# server.py): a shared definition's class may not take one, or it would shadow it.
+# the models/ modules, the runtime's and the package's own in __init__.py, the SDK's in
+# client.py and server.py): a shared definition's class may not take one, or it would shadow it.
 RESERVED_MODEL_NAMES = frozenset(
     {
         "ABC",

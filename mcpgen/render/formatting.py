@@ -1,4 +1,9 @@
-"""black, with fixed settings, off the hot path for code that did not change.
+"""black's style for the generated modules, with black itself off the hot path.
+
+`format_modules` has each module written by render/black_style.py, which writes the
+shapes generated code uses in a layout black leaves unchanged and gives black only the
+statements it does not write itself (`format_piece`, cached). A module it cannot take
+at all goes through black piece by piece, as follows.
 
 A generated module is mostly top-level classes and functions, and black formats each of
 them without looking at its neighbours; between them it always puts two blank lines. So a
@@ -12,10 +17,9 @@ that black sees it at the depth it has; the parts are joined with the one blank 
 puts between methods. The golden and code-quality tests run `black --check` on the results.
 
 Each formatted piece, and each formatted module, is cached on disk by its content,
-black's version and mode, so a rebuild after a small spec edit cuts and formats only the
-modules the edit touched, and in them only the pieces it touched; pieces not in the
-cache are formatted by worker processes when there are enough of them to repay starting
-the workers.
+black's version and mode (and the black-style writer's source), so a rebuild after a small
+spec edit formats only the modules the edit touched; pieces not in the cache are formatted
+by worker processes when there are enough of them to repay starting the workers.
 """
 
 from __future__ import annotations

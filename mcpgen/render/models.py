@@ -2,17 +2,21 @@
 
 The model generator is the slowest stage of a build, so it runs once per *group* of models
 rather than once on the whole spec: the shared definitions form one group, and each tool,
-resource and prompt another, generated together with the definitions it references. Each
-group's output is cached by its input document and the generator's identity, so a rebuild
-after editing one tool generates one group; a build with many new groups spreads them over
-worker processes. Each group becomes a module of its own (`_shared` for the definitions,
-which the others import), so a server imports a tool's models only when it needs them.
+resource and prompt another, generated together with the definitions it references (a
+shared class it only points at, as a stand-in: see `_document`). Each group's output is
+cached by its input document and the generator's identity, so a rebuild after editing one
+tool generates one group; a build with many new groups spreads them over worker processes.
+Where a group is generated, its output is also written in black's style (black_style.py)
+and taken apart (`Generated`: imports, statements, the names each defines and reads, each
+class's fields), so joining the groups parses nothing again. Each group becomes a module of
+its own (`_shared` for the definitions, which the others import), so a server imports a
+tool's models only when it needs them.
 
 Joining is checked, not assumed: a group repeats the classes of the definitions it uses,
-and those copies must be the definitions group's own text; a nested class the generator
-names like a model of another group is renamed. When a copy differs (a group's nested
-class took a definition's name inside the group), the models are generated in one call
-over the whole spec, which settles the clash itself, and all go in `_shared`.
+and those copies must be the definitions group's own text (or the stand-in's); a nested
+class the generator names like a model of another group is renamed. When a copy differs (a
+group's nested class took a definition's name inside the group), the models are generated
+in one call over the whole spec, which settles the clash itself, and all go in `_shared`.
 """
 
 from __future__ import annotations
