@@ -70,16 +70,20 @@ def test_sigkill_at_random_moments_never_leaves_a_mix(tmp_path: Path) -> None:
     assert [p.name for p in out.iterdir()] == ["gift_server"]
 
 
-def test_an_up_to_date_build_removes_what_a_killed_swap_left(tmp_path: Path) -> None:
+@pytest.mark.parametrize("output", ["out", "../out"], ids=["inside the project", "outside it"])
+def test_an_up_to_date_build_removes_what_a_killed_swap_left(tmp_path: Path, output: str) -> None:
     # Killed after the swap, before removing the old package from the staging folder: the
-    # package is complete, so the next build is a no-op, and it still tidies up.
+    # package is complete, so the next build is a no-op, and it still tidies up, whether
+    # it finds the package fresh without rendering (inside the project) or after a
+    # full render whose plan changes nothing (outside it, which the fast path leaves alone).
     from mcpgen.cli import main
     from mcpgen.write.atomic import staging_directory
 
-    spec = copy_gift_spec(tmp_path)
-    assert main(["build", str(spec), "-o", str(tmp_path / "out"), "--allow-outside-project"]) == 0
-    package = tmp_path / "out" / "gift_server"
+    spec = copy_gift_spec(tmp_path / "project")
+    out = (tmp_path / "project" / output).resolve()
+    assert main(["build", str(spec), "-o", str(out), "--allow-outside-project"]) == 0
+    package = out / "gift_server"
     leftover = staging_directory(package)
     shutil.copytree(package, leftover)
-    assert main(["build", str(spec), "-o", str(tmp_path / "out"), "--allow-outside-project"]) == 0
-    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["gift_server"]
+    assert main(["build", str(spec), "-o", str(out), "--allow-outside-project"]) == 0
+    assert sorted(path.name for path in out.iterdir()) == ["gift_server"]

@@ -95,6 +95,7 @@ def apply(plan: Plan) -> None:
     if plan.conflicts:
         raise ValueError("a plan with conflicts cannot be applied")
     if plan.up_to_date:
+        remove_leftovers(plan.directory)  # a build killed after its swap: the package is complete
         return
     directory = plan.directory
     staging = staging_directory(directory)
