@@ -128,8 +128,9 @@ def _docstrings(api: Api) -> dict[str, str]:
     return docstrings
 
 
-def referenced_models(names: Sequence[str], models: dict[str, Json]) -> dict[str, Json]:
-    """`names` and every model they use, directly or not, in the spec's order."""
+def referenced_models(names: Sequence[str], models: dict[str, Json], order: dict[str, int] | None = None) -> dict[str, Json]:
+    """`names` and every model they use, directly or not, in the spec's order (`order`:
+    each model's place in `models`, for callers that ask once per group)."""
     needed = set(names)
     pending = list(names)
     while pending:
@@ -138,7 +139,15 @@ def referenced_models(names: Sequence[str], models: dict[str, Json]) -> dict[str
             if used is not None and used in models and used not in needed:
                 needed.add(used)
                 pending.append(used)
-    return {name: schema for name, schema in models.items() if name in needed}
+    return {name: models[name] for name in _in_order(needed, models, order)}
+
+
+def _in_order(names: set[str], models: dict[str, Json], order: dict[str, int] | None) -> list[str]:
+    """`names` in the order of `models`, without walking all of `models` (once per group,
+    that made 10,000 tools quadratic)."""
+    if order is None:
+        return [name for name in models if name in names]
+    return sorted(names, key=order.__getitem__)
 
 
 def model_groups(api: Api) -> dict[str, list[str]]:
@@ -209,7 +218,8 @@ def _joined_groups(api: Api, imports: dict[str, list[_Import]]) -> dict[str, lis
         if statement.name is not None and statement.text.startswith(f"class {statement.name}(BaseModel):")
     }
     others = {module: names for module, names in groups.items() if module != SHARED_MODULE}
-    documents = {module: _document(names, api.model_schemas, classes) for module, names in others.items()}
+    order = {name: index for index, name in enumerate(api.model_schemas)}
+    documents = {module: _document(names, api.model_schemas, classes, order) for module, names in others.items()}
     outputs = dict(zip(others, generate_cached([(document, False) for document in documents.values()]), strict=True))
     # Every model the IR names is a class of that name; a nested class the generator names
     # (by its path: AInputBInput for `a`'s property `b_input`) yields to it and to earlier groups.
@@ -255,17 +265,17 @@ _PLAIN_REF_KEYS = frozenset({"$ref", "description", "title", "examples", "$comme
 _TYPE_POSITIONS = frozenset({"properties", "patternProperties", "anyOf", "oneOf", "prefixItems"})
 
 
-def _document(names: Sequence[str], models: dict[str, Json], classes: set[str]) -> str:
+def _document(names: Sequence[str], models: dict[str, Json], classes: set[str], order: dict[str, int] | None = None) -> str:
     """The generator's input for a group: its models and every model they use, in the spec's
     order; a shared class (of `classes`) that is only pointed at, as a stand-in."""
     if STUB_DEFINITIONS and classes:
-        document = _with_stand_ins(names, models, classes)
+        document = _with_stand_ins(names, models, classes, order)
         if document is not None:
             return document
-    return json.dumps({"$defs": referenced_models(names, models)})
+    return json.dumps({"$defs": referenced_models(names, models, order)})
 
 
-def _with_stand_ins(names: Sequence[str], models: dict[str, Json], classes: set[str]) -> str | None:
+def _with_stand_ins(names: Sequence[str], models: dict[str, Json], classes: set[str], order: dict[str, int] | None) -> str | None:
     full = dict.fromkeys(names)
     pointed: set[str] = set()
     pending = list(names)
@@ -286,18 +296,18 @@ def _with_stand_ins(names: Sequence[str], models: dict[str, Json], classes: set[
                 full[used] = None
                 pending.append(used)
     stand_ins = pointed - full.keys()
-    chosen = {name: _STUB if name in stand_ins else schema for name, schema in models.items() if name in full or name in stand_ins}
+    chosen = {name: _STUB if name in stand_ins else models[name] for name in _in_order({*full, *stand_ins}, models, order)}
     return json.dumps({"$defs": chosen})
 
 
 def _renames(nested: list[str], taken: set[str]) -> dict[str, str]:
     """A free name (`AInputBInput1`, ...) for each nested class whose name is taken."""
     renames: dict[str, str] = {}
-    claimed = taken | set(nested)
+    claimed = set(nested)  # with `taken`, which is not copied: it holds every model's name
     for name in nested:
         if name in taken:
             number = 1
-            while f"{name}{number}" in claimed:
+            while f"{name}{number}" in taken or f"{name}{number}" in claimed:
                 number += 1
             renames[name] = f"{name}{number}"
             claimed.add(renames[name])
