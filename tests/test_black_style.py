@@ -1,4 +1,4 @@
-"""render/black_style.py writes generated code in black's style without running black.
+"""render/black_style/ writes generated code in black's style without running black.
 
 Its claim has two halves, and black is the judge of both:
 - what it writes is black-clean: black leaves it unchanged;

@@ -1,6 +1,6 @@
 """black's style for the generated modules, with black itself off the hot path.
 
-`format_modules` has each module written by render/black_style.py, which writes the
+`format_modules` has each module written by render/black_style/, which writes the
 shapes generated code uses in a layout black leaves unchanged and gives black only the
 statements it does not write itself (`format_piece`, cached). A module it cannot take
 at all goes through black piece by piece, as follows.
@@ -29,7 +29,6 @@ import functools
 import hashlib
 from collections.abc import Sequence
 from importlib.metadata import version
-from pathlib import Path
 
 import black
 from black.mode import TargetVersion
@@ -56,7 +55,7 @@ def _key(piece: str) -> str:
 @functools.cache
 def _module_identity() -> bytes:
     """What decides a formatted module besides its text: black, and the writer of black's style."""
-    return _identity() + Path(black_style.__file__).read_bytes()
+    return _identity() + black_style.source_bytes()
 
 
 def _module_key(source: str) -> str:
@@ -149,7 +148,7 @@ def format_piece(piece: str) -> str:
 
 
 def format_modules(sources: Sequence[str]) -> list[str]:
-    """Several modules in black's style: written by render/black_style.py, which gives black
+    """Several modules in black's style: written by render/black_style/, which gives black
     only the statements it does not write itself; a module it cannot write at all goes
     through black piece by piece (one pool of workers for all of them). A module formatted
     before comes whole from the cache."""

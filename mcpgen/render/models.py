@@ -6,7 +6,7 @@ resource and prompt another, generated together with the definitions it referenc
 shared class it only points at, as a stand-in: see `_document`). Each group's output is
 cached by its input document and the generator's identity, so a rebuild after editing one
 tool generates one group; a build with many new groups spreads them over worker processes.
-Where a group is generated, its output is also written in black's style (black_style.py)
+Where a group is generated, its output is also written in black's style (black_style/)
 and taken apart (`Generated`: imports, statements, the names each defines and reads, each
 class's fields), so joining the groups parses nothing again. Each group becomes a module of
 its own (`_shared` for the definitions, which the others import), so a server imports a
@@ -106,7 +106,7 @@ def render_models(api: Api, header: str) -> Models:
         if module != SHARED_MODULE and used & shared_names:
             block.add(f".{SHARED_MODULE}", *sorted(used & shared_names))
         every_import += imports[module]
-        # Written black-clean (statements by render/black_style.py); not formatted again.
+        # Written black-clean (statements by render/black_style/); not formatted again.
         import_lines = black_style.imports(block.render().split("\n"))
         modules[module] = f"{header}\n{docstrings[module]}\n\n{import_lines}\n\n\n{body}\n"
         names.update((statement.name, module) for statement in statements if statement.name is not None)
@@ -499,7 +499,7 @@ def _generator_identity() -> bytes:
     """What, besides its input, decides the models' text: the generator's version and
     black's, this module, which fixes the generator's options, and the black-style writer."""
     generator = f"datamodel-code-generator {version('datamodel-code-generator')}, black {version('black')}\n"
-    return generator.encode() + Path(__file__).read_bytes() + Path(black_style.__file__).read_bytes()
+    return generator.encode() + Path(__file__).read_bytes() + black_style.source_bytes()
 
 
 def _cache_key(document: str, aliases: bool) -> str:

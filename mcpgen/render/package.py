@@ -62,7 +62,7 @@ def render_package(api: Api) -> dict[str, bytes]:
     for module in TEMPLATED_MODULES:
         python[module] = render_template(f"{module}.jinja", api=api, view=view)
     texts = dict(zip(python, format_modules(list(python.values())), strict=True))
-    # The model modules are written black-clean (render/black_style.py).
+    # The model modules are written black-clean (render/black_style/).
     texts |= {f"{MODELS_DIRECTORY}/{module}.py": source for module, source in models.modules.items()}
     for name, source in runtime_sources().items():
         # Copied verbatim: the header adds only comments, so black's verdict is unchanged.

@@ -34,12 +34,12 @@ def _write_files(files: dict[Path, bytes]) -> None:
             handle.write(data)
         os.chmod(path, mode)
     with ThreadPoolExecutor(max_workers=min(16, len(files) or 1)) as pool:
-        list(pool.map(_fsync_file, files))
+        list(pool.map(_fsync, files))
         # The folders too, or a file's entry in a new subfolder may not survive a crash.
-        list(pool.map(_fsync_file, {path.parent for path in files}))
+        list(pool.map(_fsync, {path.parent for path in files}))
 
 
-def _fsync_file(path: Path) -> None:
+def _fsync(path: Path) -> None:
     """fsync a file or a folder."""
     descriptor = os.open(path, os.O_RDONLY)
     try:
@@ -106,21 +106,13 @@ def apply(plan: Plan) -> None:
         for entry in directory.iterdir():
             _carry_over(entry, staging / entry.name, entry.name, replaced)
     _write_files({staging / name: plan.manifest if name == MANIFEST else plan.files[name] for name in plan.changed})
-    _sync_directory(staging)
+    _fsync(staging)
     if directory.exists():
         exchange(staging, directory)
         shutil.rmtree(staging)  # now the old package
     else:
         os.rename(staging, directory)
-    _sync_directory(directory.parent)
-
-
-def _sync_directory(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    _fsync(directory.parent)
 
 
 _RENAME_EXCHANGE = 2
