@@ -275,3 +275,44 @@ def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch
         assert built[True].keys() == built[False].keys()
         differ = [name for name in built[True] if built[True][name] != built[False][name]]
         assert differ == [], f"{spec.name}: {differ}"
+
+
+@pytest.mark.slow
+def test_hostile_spec_text_stays_black_clean(tmp_path: Path) -> None:
+    """Spec text that ends in quotes, holds triple quotes, backslashes, line breaks of every
+    kind, wide characters, `#` and NUL reaches docstrings, `Field(description=...)`,
+    defaults, enums and examples; every module stays black-clean and compiles."""
+    import json
+
+    texts = [
+        'ends with a quote"', '"starts with a quote', 'triple """ inside', "back\\slash\\",
+        "tab\tand\nnewline\r\nCR", "\u2028separator", "日本語の説明" * 20, "# not a comment",
+        "x" * 200, "'single' and \"double\"", "\\N{BULLET}", "\x00nul", "' or 1=1 --",
+    ]  # fmt: skip
+    tools = {
+        f"t{index}": {
+            "description": text,
+            "inputSchema": {
+                "type": "object",
+                "description": text,
+                "properties": {
+                    "a": {"type": "string", "description": text, "default": text, "enum": [text, "b"]},
+                    "c": {"type": "string", "examples": [text]},
+                },
+            },
+            "outputSchema": {"type": "object", "title": text[:10], "properties": {"r": {"type": "string", "description": text}}},
+        }
+        for index, text in enumerate(texts)
+    }
+    spec = tmp_path / "spec.yaml"
+    document = {
+        "mcpgen": 1,
+        "server": {"name": "hostile", "version": "1.0.0", "instructions": texts[0]},
+        "definitions": {"D": {"type": "object", "description": texts[2], "properties": {"x": {"type": "integer", "description": texts[3]}}}},
+        "tools": tools,
+    }
+    spec.write_text(json.dumps(document), encoding="utf-8")
+    built = pipeline.build(spec, allow_outside=True)
+    for name, text in _python_files(built.files).items():
+        compile(text, name, "exec")
+        assert _black(text) == text, name
