@@ -235,12 +235,10 @@ def _joined_groups(api: Api, imports: dict[str, list[_Import]]) -> dict[str, lis
         output = outputs[module]
         imports[module] = list(output.imports)
         for statement in output.statements:
-            # A definition's copy is the definition, or its stand-in where the document
-            # had one; anything else means names clash inside the group.
-            text = statement.text
-            if statement.name in shared and text != shared[statement.name]:
-                if not (_STUB_MARK in text and _STUB_MARK in documents[module]):
-                    return None
+            # A definition's copy is the definition, or its stand-in (marked in its
+            # docstring); anything else means names clash inside the group.
+            if statement.name in shared and statement.text != shared[statement.name] and _STUB_MARK not in statement.text:
+                return None
         own = [statement for statement in output.statements if statement.name not in shared]
         renames = _renames([s.name for s in own if s.name is not None and s.name not in names], taken)
         if renames:  # a longer name can move a line past the limit: written again
@@ -255,8 +253,8 @@ def _joined_groups(api: Api, imports: dict[str, list[_Import]]) -> dict[str, lis
 # A shared definition that a group's models only point at (a `$ref` with nothing beside it
 # but annotations, where a field's type goes) reaches the generator as an empty object of
 # the same name: the group's fields name its class either way, and the generator does not
-# parse the definition, and what it uses, again for every group (about 40 % of the model
-# generator's time on a realistic spec). The stand-in's class is dropped like any copy.
+# parse the definition, and what it uses, again for every group (about a fifth of the
+# model generator's time on the benchmark spec). The stand-in's class is dropped like any copy.
 STUB_DEFINITIONS = True
 _STUB_MARK = "mcpgen: a stand-in for a shared definition"
 _STUB: Json = {"type": "object", "description": _STUB_MARK}
@@ -347,7 +345,7 @@ def _imported(pairs: Sequence[_Import]) -> dict[str, tuple[str, str]]:
 
 
 def _restyled(statement: str) -> str:
-    return black_style.statements(statement + "\n", format_piece)[0]
+    return black_style.format_module(statement + "\n", format_piece).rstrip("\n")
 
 
 def _taken_apart(source: str) -> Generated:
@@ -358,7 +356,7 @@ def _taken_apart(source: str) -> Generated:
         tree = module.tree
         first = len(_leading_imports(tree))
         texts = module.statements(first)
-    except black_style.Unsupported:  # comments among the statements: black writes it all
+    except black_style.Unsupported:  # comments among the statements, say: black writes it all
         formatted = format_piece(source)
         tree = ast.parse(formatted)
         first = len(_leading_imports(tree))

@@ -20,8 +20,9 @@ Black-clean means that black leaves the code unchanged; nothing here needs to ma
 black would make of the input, only to be a layout black keeps. A statement outside these
 shapes (a comment at the end of a line, a slice, an operator not listed) is given to black
 on its own, indented by stand-in blocks to its depth, and its result used: black's cost
-falls on what is rare. tests/test_black_style.py checks the claim on the example specs, the
-benchmark specs, the corpus and random schemas, with black as the judge.
+falls on what is rare. tests/test_black_style.py checks the claim, with black as the judge,
+on the example, benchmark and JSON-Schema-Test-Suite packages, hostile spec text and
+random model statements.
 
 The parts: `text` (line widths, literals, positions in the source), `expressions` (one
 line, or split at a bracket), `statements` (simple statements, `def` lines, docstrings)
@@ -32,10 +33,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .blocks import Module, format_module, imports, statements
-from .text import Fallback, Unsupported, fits, string_literal
+from .blocks import Module, format_module, imports
+from .text import Fallback, Unsupported
 
-__all__ = ["Fallback", "Module", "Unsupported", "fits", "format_module", "imports", "source_bytes", "statements", "string_literal"]
+__all__ = ["Fallback", "Module", "Unsupported", "format_module", "imports", "source_bytes"]
 
 
 def source_bytes() -> bytes:

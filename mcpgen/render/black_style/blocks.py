@@ -16,8 +16,11 @@ _IMPORTS = (ast.Import, ast.ImportFrom)
 _COMMENT = re.compile(r"#( .*\S)?")
 
 
-def _is_docstring(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+def _docstring(node: ast.stmt) -> ast.Constant | None:
+    """The string a statement is, when it is a docstring's place."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return node.value
+    return None
 
 
 def _has_trailing_comment(line: str) -> bool:
@@ -48,7 +51,7 @@ class Module:
     def __init__(self, text: str, fallback: Fallback) -> None:
         self.source = Source(text)
         self.tree = ast.parse(text)
-        self.writer = Writer(self.source, fallback)
+        self.writer = Writer(self.source)
         self.fallback = fallback
         lines = self.source.lines
         # Rows a multi-line string goes on over, looked for only in the statements that
@@ -76,12 +79,13 @@ class Module:
             raise Unsupported("an empty module")
         if any(row > (body[-1].end_lineno or body[-1].lineno) - 1 for row in self.comments):
             raise Unsupported("comments after the last statement")
-        if _is_docstring(body[0]):
+        constant = _docstring(body[0])
+        if constant is not None:
             docstring = body.pop(0)
             _, comments = self._comments_before(docstring, "", -1)
             if self._blank_rows(-1, self._first_row(docstring)) or (body and isinstance(body[0], _DEFINITIONS)):
                 raise Unsupported("module docstring layout")
-            written = [*comments, self.writer.docstring(docstring.value, "")]  # type: ignore[attr-defined]
+            written = [*comments, self.writer.docstring(constant, "")]
             return written + self.block(body, "", (docstring.end_lineno or docstring.lineno) - 1, after_docstring=True)
         return self.block(body, "", -1)
 
@@ -177,11 +181,12 @@ class Module:
                 header = self.writer.signature(node, indent)
             body = list(node.body)
             lines = [*decorators, *header]
-            if not _is_docstring(body[0]):
+            constant = _docstring(body[0])
+            if constant is None:
                 return lines + self.block(body, inner, node.body[0].lineno - 2)
             docstring = body.pop(0)
             self._check_rows(docstring.lineno - 1, (docstring.end_lineno or docstring.lineno))
-            lines.append(self.writer.docstring(docstring.value, inner))  # type: ignore[attr-defined]
+            lines.append(self.writer.docstring(constant, inner))
             docstring_end = (docstring.end_lineno or docstring.lineno) - 1
             if not body or isinstance(node, ast.ClassDef):
                 return lines + self.block(body, inner, docstring_end, after_docstring=True)
@@ -190,7 +195,7 @@ class Module:
             if rows:
                 raise Unsupported("a comment after a docstring")
             blank = min(self._blank_rows(docstring_end, self._first_row(body[0])), 1)
-            return lines + [""] * blank + self.block(body, inner, docstring_end)[0:]
+            return lines + [""] * blank + self.block(body, inner, docstring_end)
         if isinstance(node, ast.If):
             self._check_rows(first, node.body[0].lineno - 1)
             line = f"{indent}if {self.writer.line(node.test)}:"
@@ -229,14 +234,6 @@ def format_module(text: str, fallback: Fallback) -> str:
         return "\n".join(Module(text, fallback).lines()) + "\n"
     except Unsupported:
         return fallback(text)
-
-
-def statements(text: str, fallback: Fallback) -> list[str]:
-    """Each top-level statement of `text`, black-clean, on its own."""
-    try:
-        return Module(text, fallback).statements()
-    except Unsupported:
-        return [fallback(text).rstrip("\n")]
 
 
 def imports(lines: Sequence[str]) -> str:

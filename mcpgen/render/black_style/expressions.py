@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from .text import (
     INDENT,
-    Fallback,
     Source,
     Unsupported,
     fits,
@@ -34,9 +33,8 @@ class _Item:
 class Expressions:
     """Writes the expressions of one parsed module in black's style."""
 
-    def __init__(self, source: Source, fallback: Fallback) -> None:
+    def __init__(self, source: Source) -> None:
         self.source = source
-        self.fallback = fallback
         self._lines: dict[int, str] = {}  # id of a node of the (live) tree -> its line
 
     # One line.
@@ -241,7 +239,6 @@ class Expressions:
         for item in self.items(node):
             inner += self.split(indent + INDENT, item.prefix, item.value, ",")
         return bracketed(indent, prefix + head, inner, closer + suffix)
-
 
 
 def _brackets(node: ast.expr) -> tuple[str, str]:

@@ -71,7 +71,7 @@ class Writer(Expressions):
 
     def _annotated(self, indent: str, prefix: str, annotation: ast.expr, value: ast.expr | None, end: str) -> list[str]:
         """`name: annotation = value` (a statement, or with `end=","` a parameter)."""
-        suffix = "" if value is None else (" = " if prefix.endswith(": ") else "=") + self.line(value)
+        suffix = "" if value is None else " = " + self.line(value)
         text = self.line(annotation)
         if fits(indent + prefix + text + suffix + end) and not (self.splittable(annotation) and self.magic_comma(annotation)):
             return [indent + prefix + text + suffix + end]

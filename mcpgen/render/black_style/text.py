@@ -22,6 +22,7 @@ STRING = token.STRING  # a syntax-tree leaf's kind, for black's string normalize
 LINE_LENGTH = 88
 INDENT = "    "
 
+
 def normalized(function: Callable[[Any], None], kind: int, text: str) -> str:
     """`text` through one of black's functions that rewrite a syntax-tree leaf in place
     (compiled, they take nothing but a real leaf)."""
@@ -70,7 +71,6 @@ class Source:
     def __init__(self, text: str) -> None:
         if "\r" in text or "\f" in text or "\v" in text:
             raise Unsupported("a line break ast counts differently")
-        self.text = text
         self.lines = text.split("\n")
 
     def _column(self, row: int, byte_column: int) -> int:
