@@ -29,10 +29,12 @@ from helpers import EXAMPLE_APP, GENERATED, ROOT, http_server, imported
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from mcp_types import methods
 from test_payloads import yaml_json
 
 from mcpgen.diagnostics import SpecError
 from mcpgen.pipeline import build
+from mcpgen.runtime.tools import VERBATIM_VERSIONS
 from mcpgen.spec.json_schema import pointer_token
 from mcpgen.write.atomic import apply
 
@@ -285,11 +287,16 @@ def test_random_valid_specs_build_and_serve_their_schemas_exactly(spec: dict[str
         entry.update({k: tool[k] for k in ("annotations", "_meta") if k in tool})
         expected.append(entry)
     assert document["tools/list"]["tools"] == expected
+    for version in VERBATIM_VERSIONS:  # what the server answers with, unchecked by the SDK
+        envelope = {"ttlMs": 0, "cacheScope": "public", "resultType": "complete"} if version == "2026-07-28" else {}
+        methods.validate_server_result("tools/list", version, {**envelope, "tools": expected})
 
     async def serve() -> None:
         with imported(package, result.directory.parent) as module:
+            for mode in ("auto", "legacy"):
+                async with Client(module.create_server(stub_handlers(module)), mode=mode) as client:
+                    assert [dumped(tool) for tool in (await client.list_tools()).tools] == expected
             async with Client(module.create_server(stub_handlers(module)), mode="auto") as client:
-                assert [dumped(tool) for tool in (await client.list_tools()).tools] == expected
                 if spec["resources"]:  # a server without any does not offer the method
                     resources = [dumped(r) for r in (await client.list_resources()).resources]
                     assert resources == document["resources/list"]["resources"]

@@ -2,6 +2,9 @@
 # Edit the spec instead and rebuild: mcpgen build conformance.yaml
 """Tools: `tools/list` from schema.json, and `tools/call` checked against the spec.
 
+`tools/list` is answered with schema.json's own payload (`ListFromSchema`), ahead of
+the SDK's per-answer re-check of every tool.
+
 A call's arguments are checked against the tool's inputSchema (JSON Schema 2020-12),
 then validated into the tool's input model; a failure is an `isError` result or a
 -32602 error, as the spec's `invalid_arguments` says. The handler's value is checked
@@ -16,8 +19,11 @@ from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types import SERVER_INFO_META_KEY, methods
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from .content import ToolResult
 from .context import Context, InputRequired
@@ -119,12 +125,23 @@ class ToolTable:
         ctx: ServerRequestContext[Any, Any],
         params: types.PaginatedRequestParams | None,
     ) -> dict[str, Any]:
-        """A page of the list as schema.json has it: the SDK takes a result as a dict
-        too, and checks it against the protocol version's schema as it would a model.
-        Making `Tool` models of hundreds of large schemas, only for the SDK to turn them
-        back into dicts, was most of the time to the first answer."""
+        """The SDK's handler of `tools/list`, for what `ListFromSchema` leaves to it.
+        A dict result: the SDK checks it against the protocol version's schema as it
+        would a model, and `Tool` models of hundreds of large schemas, made only to be
+        turned back into dicts, were most of the time to the first answer."""
+        return self.list_page(params, ctx.protocol_version)
+
+    def list_page(
+        self, params: types.PaginatedRequestParams | None, version: str
+    ) -> dict[str, Any]:
+        """A page of the list as schema.json has it, with the result envelope of the
+        protocol `version` (2026-07-28's `ttlMs`, `cacheScope` and `resultType`)."""
         tools, following = self.pages.page(params)
-        page: dict[str, Any] = {**_LIST_RESULT_DEFAULTS, "tools": tools}
+        page: dict[str, Any] = (
+            {**_LIST_RESULT_DEFAULTS, "tools": tools}
+            if version in MODERN_PROTOCOL_VERSIONS
+            else {"tools": tools}
+        )
         if following is not None:
             page["nextCursor"] = following
         return page
@@ -213,6 +230,57 @@ class ToolTable:
 
 
 _CONTENT_ITEMS = (str, *get_args(types.ContentBlock))
+
+
+# The protocol versions whose `Tool` has a place for everything schema.json may hold.
+# Earlier ones lack fields (`title`, `icons`, `outputSchema`...), which the SDK drops.
+VERBATIM_VERSIONS = frozenset({"2025-11-25", "2026-07-28"})
+
+
+class ListFromSchema:
+    """Server middleware: `tools/list` answered with schema.json's payload as it is.
+
+    The SDK checks every list answer against the protocol version's schema by
+    validating it into models and dumping them again: for 500 tools that is 60 ms of
+    each 2026-07-28 answer and 110 ms of each 2025-11-25 one. schema.json's tools are
+    wire JSON that mcpgen wrote from a checked spec, and the answer is made of them and
+    of the envelope the SDK would add (`ListToolsResult`'s defaults, the serverInfo
+    `_meta` stamp), so that check would only spend the time. It would also drop `null`s
+    at the top level of a schema or in `_meta` values, which schema.json keeps.
+
+    Only requests that the SDK would answer with a page are answered here: any other
+    method, a protocol version in which `Tool` lacks fields, params that the SDK refuses,
+    a 2025-11-25 connection not yet initialized, or a cache hint set for the method go
+    on to the SDK, whose own answer or error they get.
+    """
+
+    def __init__(self, table: ToolTable, server: GeneratedServer) -> None:
+        self.table = table
+        self.server = server
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        version = ctx.protocol_version
+        if (
+            ctx.method != "tools/list"
+            or version not in VERBATIM_VERSIONS
+            or "tools/list" in self.server.cache_hints
+            # mcp 2.3.0 offers no public handle on a request's connection.
+            or not ctx.session._connection.initialize_accepted  # noqa: SLF001
+        ):
+            return await call_next(ctx)
+        try:
+            methods.validate_client_request("tools/list", version, ctx.params)
+            params = types.PaginatedRequestParams.model_validate(
+                ctx.params or {}, by_name=False
+            )
+        except ValidationError:
+            return await call_next(ctx)  # for the SDK's own error
+        page = self.table.list_page(params, version)
+        if version in MODERN_PROTOCOL_VERSIONS:
+            page["_meta"] = {SERVER_INFO_META_KEY: self.server.server_info_stamp}
+        return page
 
 
 def content_blocks(value: Any, tool: str) -> list[types.ContentBlock]:

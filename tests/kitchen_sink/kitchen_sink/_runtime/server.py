@@ -38,7 +38,7 @@ from .log import logger
 from .package_data import schema_document
 from .prompts import PromptBinding, PromptTable
 from .resources import ResourceBinding, ResourceTable, TemplateBinding
-from .tools import InvalidArguments, ToolBinding, ToolTable
+from .tools import InvalidArguments, ListFromSchema, ToolBinding, ToolTable
 
 LIST_KINDS = ("tools", "resources", "prompts")
 
@@ -373,6 +373,9 @@ def build_server(
     )
     for table in tables:
         table.server = server
+    if tool_list:
+        # Innermost, so the SDK's tracing and requestState middleware still see it.
+        server.middleware.append(ListFromSchema(tool_table, server))
     return server
 
 
