@@ -9,7 +9,8 @@ import mcpgen.runtime
 
 RUNTIME = Path(mcpgen.runtime.__file__).parent
 MODULES = sorted(RUNTIME.glob("*.py"))
-ALLOWED = {"mcp", "mcp_types", "pydantic", "jsonschema_rs", "anyio", "uvicorn"}
+# pydantic_core comes with pydantic, at the version pydantic pins.
+ALLOWED = {"mcp", "mcp_types", "pydantic", "pydantic_core", "jsonschema_rs", "anyio", "uvicorn"}
 SERVER_SIDE = {"server", "serving", "tools", "resources", "prompts", "completions", "context"}
 
 

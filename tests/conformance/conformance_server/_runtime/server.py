@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, cast, get_args
 
@@ -384,9 +385,11 @@ def _mismatches(
 ) -> Sequence[str]:
     """What differs between the names schema.json lists and the names bound."""
     names = list(listed)
+    listed_names = set(names)
     problems = [
         f"{kind} {name!r} is listed twice in schema.json"
-        for name in sorted({name for name in names if names.count(name) > 1})
+        for name, count in sorted(Counter(names).items())
+        if count > 1
     ]
     problems += [
         f"{kind} {name!r} is in schema.json but has no binding"
@@ -396,6 +399,6 @@ def _mismatches(
     problems += [
         f"{kind} {name!r} has a binding but is not in schema.json"
         for name in bound
-        if name not in names
+        if name not in listed_names
     ]
     return problems
