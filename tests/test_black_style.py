@@ -277,6 +277,66 @@ def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch
         assert differ == [], f"{spec.name}: {differ}"
 
 
+@pytest.mark.parametrize("spec", ["tests/model_stand_ins/batches.yaml", "tests/model_stand_ins/references.yaml", "specs/kitchen_sink.yaml", "specs/conformance.yaml", "benchmark:100"])
+def test_batched_groups_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spec: str) -> None:
+    """Groups are generated in batches and cut apart again (render/models.py); the models must
+    be those of a run per group: with batches as the spec sets them, with everything that
+    fits in one batch, and when no batch cuts cleanly (every group then runs alone)."""
+    if spec.startswith("benchmark:"):
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        try:
+            from specs import write_spec
+        finally:
+            sys.path.remove(str(ROOT / "benchmarks"))
+        path = write_spec(tmp_path, int(spec.partition(":")[2]))
+    else:
+        path = ROOT / spec
+    cuts: list[bool] = []
+    cut = models._cut
+
+    def recorded(output: models.Generated, groups: list[dict[str, object]]) -> list[models.Generated] | None:
+        parts = cut(output, groups)  # type: ignore[arg-type]
+        cuts.append(parts is not None)
+        return parts
+
+    monkeypatch.setattr(models, "_cut", recorded)
+    variants = {
+        "alone": {"BATCHES": False},
+        "by the spec": {},
+        "as large as they fit": {"BATCH_TARGET": 10**9},
+        "never cut": {"BATCH_TARGET": 10**9, "_cut": lambda output, groups: None},
+    }
+    built = {}
+    for variant, switches in variants.items():
+        with monkeypatch.context() as patch:
+            patch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / variant))
+            for name, value in switches.items():
+                patch.setattr(models, name, value)
+            built[variant] = pipeline.build(path, allow_outside=True).files
+    for variant in variants:
+        assert built[variant].keys() == built["alone"].keys()
+        differ = [name for name in built[variant] if built[variant][name] != built["alone"][name]]
+        assert differ == [], f"{spec}, {variant}: {differ}"
+    assert any(cuts), "no batch of several groups was cut apart"
+
+
+def test_a_batch_that_does_not_cut_cleanly_is_refused() -> None:
+    """What the batch output must show for its groups' parts to be theirs alone."""
+    class_ = "class {0}(BaseModel):\n    x: int"
+    statement = lambda name, uses=(): models.Statement(name, class_.format(name), frozenset(uses))  # noqa: E731
+    groups: list[dict[str, object]] = [{"AInput": {}}, {"BInput": {}}]
+    imports = (("pydantic", ("BaseModel",)),)
+    clean = models.Generated(imports, (statement("AInputX"), statement("AInput", ["AInputX"]), statement("BInput")))
+    parts = models._cut(clean, groups)  # type: ignore[arg-type]
+    assert parts is not None and [[s.name for s in part.statements] for part in parts] == [["AInputX", "AInput"], ["BInput"]]
+    renamed_import = models.Generated((("pydantic", ("BaseModel", "Field as Field_1")),), clean.statements)
+    not_named_after_its_definition = models.Generated(imports, (statement("Other"), statement("AInput", ["Other"]), statement("BInput")))
+    reaching_another_group = models.Generated(imports, (statement("AInput", ["BInput"]), statement("BInput")))
+    nobody_s = models.Generated(imports, (*clean.statements, statement("Orphan")))
+    for output in (renamed_import, not_named_after_its_definition, reaching_another_group, nobody_s):
+        assert models._cut(output, groups) is None  # type: ignore[arg-type]
+
+
 @pytest.mark.slow
 def test_hostile_spec_text_stays_black_clean(tmp_path: Path) -> None:
     """Spec text that ends in quotes, holds triple quotes, backslashes, line breaks of every
