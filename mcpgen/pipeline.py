@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,6 +152,21 @@ class Build:
         return plan_write(self.directory, self.files, self.manifest, force)
 
 
+# A spec this large takes long enough to read and check (0.15 s, of 1.1 s at 2 MB) for
+# worker processes started first to warm the model generator up meanwhile, on other cores.
+EARLY_WORKERS_SPEC_BYTES = 256 * 1024
+
+
+def _early_workers(spec_path: Path, warm_up: Callable[[], None]) -> AbstractContextManager[None]:
+    from mcpgen import cache
+
+    try:
+        large = spec_path.stat().st_size >= EARLY_WORKERS_SPEC_BYTES
+    except OSError:
+        large = False  # reading it will say what is wrong
+    return cache.workers(warm_up) if large else nullcontext()
+
+
 def build(
     spec_path: Path, output: Path | None = None, strict: bool = False, allow_outside: bool = False
 ) -> Build:
@@ -159,11 +175,11 @@ def build(
     (or, under `strict`, for one with warnings), UsageError for an output outside the
     project unless `allow_outside`."""
     from mcpgen.ir.resolve import resolve
-    from mcpgen.render.models import ModelRenderError
+    from mcpgen.render.models import ModelRenderError, warm_up
     from mcpgen.render.package import render_package
     from mcpgen.write.manifest import manifest_text
 
-    with collector.paused():
+    with collector.paused(), _early_workers(spec_path, warm_up):
         spec, raw, warnings = load_spec(spec_path, strict)
         directory = package_directory(spec, output)
         _check_output(spec, directory, output, allow_outside)

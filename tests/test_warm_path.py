@@ -225,6 +225,58 @@ def test_a_process_forked_while_paused_collects_as_usual() -> None:
     os.close(write)
 
 
+def _pid_and_priority(job: int) -> str:
+    return f"{os.getpid()} {os.nice(0)} {job}"
+
+
+def _warmed() -> None:
+    pass
+
+
+def test_early_workers_take_even_one_job_and_stop_on_the_way_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers started before the spec is read (cache.workers) compute whatever there is,
+    however little, behind the build's own priority, and are gone after the block, even
+    when it fails."""
+    import multiprocessing
+
+    from mcpgen import cache
+
+    monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    with cache.workers(_warmed):
+        [answer] = cache.computed("test-early", ["k1"], [7], _pid_and_priority, per_worker=10**6)
+        children = multiprocessing.active_children()
+    pid, priority, job = answer.split()
+    assert int(pid) != os.getpid() and int(pid) in {child.pid for child in children}
+    assert int(priority) > os.nice(0) and job == "7"
+    assert multiprocessing.active_children() == []
+    with pytest.raises(ValueError), cache.workers(_warmed):
+        raise ValueError
+    assert multiprocessing.active_children() == []
+    # Without them, so few jobs are computed here.
+    [answer] = cache.computed("test-early", ["k2"], [8], _pid_and_priority, per_worker=10**6)
+    assert int(answer.split()[0]) == os.getpid()
+
+
+def test_a_large_spec_starts_workers_early_and_a_small_one_does_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen import cache, pipeline
+
+    started: list[bool] = []
+    real = cache.workers
+
+    def recorded(warm_up: Any) -> Any:
+        started.append(True)
+        return real(warm_up)
+
+    monkeypatch.setattr(cache, "workers", recorded)
+    monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    small = write_spec(tmp_path, MINIMAL)
+    pipeline.build(small, allow_outside=True)
+    assert started == []
+    monkeypatch.setattr(pipeline, "EARLY_WORKERS_SPEC_BYTES", small.stat().st_size)
+    files = pipeline.build(small, allow_outside=True).files
+    assert started == [True] and "models/__init__.py" in files
+
+
 @pytest.fixture
 def yaml_reads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     """The spec files read as YAML from now on (the real loader, counted), with a cache of
