@@ -172,3 +172,40 @@ async def test_asking_the_client_in_both_eras(mode: str) -> None:
     async with Client(toy, mode=mode, elicitation_callback=_name) as client:
         result = await client.call_tool("ask_name", {})
     assert _text(result) == "Hello, Ada!"
+
+
+def test_arguments_say_which_fields_were_given_with_or_without_json_names() -> None:
+    """`model_fields_set` holds the fields the JSON named and the extras, as pydantic has it;
+    an extra spelt like a field's Python name (`my_field` beside `my-field`) is no field set.
+    Models with no JSON name of their own skip the walk that makes sure of it."""
+    from pydantic import BaseModel, ConfigDict, Field
+
+    from mcpgen.runtime.validation import _has_aliases, from_wire
+
+    class Inner(BaseModel):
+        model_config = ConfigDict(extra="allow", populate_by_name=True)
+        my_field: bool | None = Field(None, alias="my-field")
+
+    class Plain(BaseModel):
+        model_config = ConfigDict(extra="allow", populate_by_name=True)
+        count: int | None = None
+        note: str | None = None
+
+    class Outer(BaseModel):
+        model_config = ConfigDict(extra="allow", populate_by_name=True)
+        plain: Plain | None = None
+        inner: list[Inner] | None = None
+
+    assert not _has_aliases(Plain) and _has_aliases(Inner) and _has_aliases(Outer)
+    plain = from_wire(Plain, {"count": None, "other": 1})
+    assert plain.model_fields_set == {"count", "other"}
+    outer = from_wire(Outer, {"plain": {"note": "x"}, "inner": [{"my_field": True}, {"my-field": False}]})
+    assert outer.model_fields_set == {"plain", "inner"}
+    assert isinstance(outer.plain, Plain) and outer.plain.model_fields_set == {"note"}
+    first, second = outer.inner or []
+    assert first.my_field is None and first.model_fields_set == set()
+    assert second.my_field is False and second.model_fields_set == {"my_field"}
+    assert outer.model_dump(mode="json", by_alias=True, exclude_unset=True) == {
+        "plain": {"note": "x"},
+        "inner": [{"my_field": True}, {"my-field": False}],
+    }
