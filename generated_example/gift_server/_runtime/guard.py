@@ -39,21 +39,21 @@ async def call_handler(call: Callable[[], Awaitable[T]], timeout: float | None) 
     `HandlerCrashed` from any BaseException that is neither an Exception nor
     cancellation; an Exception propagates unchanged, and so does cancellation.
     """
-    cancelled = anyio.get_cancelled_exc_class()
     deadline = math.inf if timeout is None else anyio.current_time() + timeout
     with anyio.CancelScope(deadline=deadline) as scope:
         try:
             value = await call()
         except Exception:
             raise
-        except cancelled:
-            raise
-        except BaseExceptionGroup as group:
-            _, rest = group.split(cancelled)
-            if rest is None:  # only cancellation
-                raise
-            raise HandlerCrashed(repr(group)) from group
         except BaseException as exc:
+            # Looked up only here: it costs a backend lookup, on every call otherwise.
+            cancelled = anyio.get_cancelled_exc_class()
+            if isinstance(exc, cancelled):
+                raise
+            if isinstance(exc, BaseExceptionGroup):
+                _, rest = exc.split(cancelled)
+                if rest is None:  # only cancellation
+                    raise
             raise HandlerCrashed(repr(exc)) from exc
     if scope.cancelled_caught or scope.cancel_called:
         assert timeout is not None
