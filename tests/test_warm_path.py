@@ -257,6 +257,21 @@ def test_early_workers_take_even_one_job_and_stop_on_the_way_out(tmp_path: Path,
     assert int(answer.split()[0]) == os.getpid()
 
 
+def test_a_build_goes_on_where_no_worker_can_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    from mcpgen import cache, pipeline
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("no semaphores here")
+
+    monkeypatch.setattr(multiprocessing, "Pool", refused)
+    monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(pipeline, "EARLY_WORKERS_SPEC_BYTES", 0)
+    files = pipeline.build(write_spec(tmp_path, MINIMAL), allow_outside=True).files
+    assert "models/__init__.py" in files and cache._started is None
+
+
 def test_a_large_spec_starts_workers_early_and_a_small_one_does_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mcpgen import cache, pipeline
 
