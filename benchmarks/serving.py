@@ -125,9 +125,10 @@ def in_process(package_parent: Path, calls: int, rounds: int) -> None:
 # --- b. cold start over stdio ----------------------------------------------------------------
 
 
-def _first_list(command: list[str]) -> tuple[float, int, int]:
+def _first_list(command: list[str]) -> tuple[float, int, int, float]:
     """Start `command` (a stdio server), send one 2026-07-28 tools/list, read the answer:
-    seconds from launch to the answer, the number of tools, the answer's size in bytes."""
+    seconds from launch to the answer (read and parsed), the number of tools, the answer's
+    size in bytes, and the seconds this client spent parsing it (json.loads)."""
     request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
     started = time.perf_counter()
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -139,10 +140,12 @@ def _first_list(command: list[str]) -> tuple[float, int, int]:
             line = process.stdout.readline()
             if not line:
                 raise SystemExit(f"{' '.join(command)} closed stdout before answering tools/list")
+            arrived = time.perf_counter()
             message = json.loads(line)
             if message.get("id") == 1:
                 break
         elapsed = time.perf_counter() - started
+        parsing = elapsed - (arrived - started)
     finally:
         process.stdin.close()
         try:
@@ -152,7 +155,7 @@ def _first_list(command: list[str]) -> tuple[float, int, int]:
             process.wait()
     if "result" not in message:
         raise SystemExit(f"tools/list failed: {message}")
-    return elapsed, len(message["result"]["tools"]), len(line)
+    return elapsed, len(message["result"]["tools"]), len(line), parsing
 
 
 def cold_start(big_parent: Path, big_tools: int, ten_parent: Path, starts: int) -> None:
@@ -164,14 +167,14 @@ def cold_start(big_parent: Path, big_tools: int, ten_parent: Path, starts: int) 
     }
     for command in commands.values():
         _first_list(command)  # byte-code compiled, files cached
-    samples: dict[str, list[tuple[float, int, int]]] = {name: [] for name in commands}
+    samples: dict[str, list[tuple[float, int, int, float]]] = {name: [] for name in commands}
     for _ in range(starts):
         for name, command in commands.items():
             samples[name].append(_first_list(command))
     hello = median([s[0] for s in samples["MCPServer hello world"]])
     print_table(
         f"serving (b): cold start to the first tools/list answer over stdio ({MODERN}), median of {starts} fresh processes",
-        ["server", "tools", "answer", "median", "min", "this / hello world"],
+        ["server", "tools", "answer", "median", "min", "client parsing", "this / hello world"],
         [
             [
                 name,
@@ -179,6 +182,7 @@ def cold_start(big_parent: Path, big_tools: int, ten_parent: Path, starts: int) 
                 f"{runs[0][2] / 1024:.0f} KB",
                 seconds(median([s[0] for s in runs])),
                 seconds(min(s[0] for s in runs)),
+                seconds(median([s[3] for s in runs])),
                 ratio(median([s[0] for s in runs]), hello),
             ]
             for name, runs in samples.items()
