@@ -3,9 +3,11 @@
 The model generator is the slowest stage of a build, so it runs once per *group* of models
 rather than once on the whole spec: the shared definitions form one group, and each tool,
 resource and prompt another, generated together with the definitions it references (a
-shared class it only points at, as a stand-in: see `_document`). Each group's output is
-cached by its input document and the generator's identity, so a rebuild after editing one
-tool generates one group; a build with many new groups spreads them over worker processes.
+shared class it only points at, as a stand-in: see `_definitions`). Groups are generated
+in batches of groups that cannot change each other's names, each group's part cut out of
+its batch's output again (`generate_groups`); a build with many spreads them over worker
+processes. Each run's output is cached by its input and the generator's identity, so a
+rebuild after editing one tool generates one batch.
 Where a group is generated, its output is also written in black's style (black_style/)
 and taken apart (`Generated`: imports, statements, the names each defines and reads, each
 class's fields), so joining the groups parses nothing again. Each group becomes a module of
