@@ -34,7 +34,7 @@ from test_payloads import yaml_json
 
 from mcpgen.diagnostics import SpecError
 from mcpgen.pipeline import build
-from mcpgen.runtime.tools import VERBATIM_VERSIONS
+from mcpgen.runtime.tools import _LIST_RESULT_DEFAULTS, VERBATIM_VERSIONS
 from mcpgen.spec.json_schema import pointer_token
 from mcpgen.write.atomic import apply
 
@@ -288,7 +288,7 @@ def test_random_valid_specs_build_and_serve_their_schemas_exactly(spec: dict[str
         expected.append(entry)
     assert document["tools/list"]["tools"] == expected
     for version in VERBATIM_VERSIONS:  # what the server answers with, unchecked by the SDK
-        envelope = {"ttlMs": 0, "cacheScope": "public", "resultType": "complete"} if version == "2026-07-28" else {}
+        envelope = _LIST_RESULT_DEFAULTS if version == "2026-07-28" else {}
         methods.validate_server_result("tools/list", version, {**envelope, "tools": expected})
 
     async def serve() -> None:

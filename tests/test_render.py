@@ -36,7 +36,7 @@ from mcpgen.render.environment import (
     python_lines,
     python_literal,
 )
-from mcpgen.render.model_index import index_models
+from mcpgen.render.models import render_models
 
 PYTHON_FILES = sorted(name for name in package_files(GENERATED) if name.endswith(".py"))
 
@@ -156,7 +156,7 @@ def test_models_have_stable_names_and_safe_fields(tmp_path: Path) -> None:
     )
     result = build_and_write(spec, tmp_path / "out")
     models = models_source(result.files)
-    index = index_models(models)
+    index = render_models(result.api, "").index  # as the build made it (from the cache)
     assert set(index.models) == {"FindThingsInput", "FindThingsInputOptions"}
     fields = {field.name for field in index.models["FindThingsInput"].fields}
     assert fields == {"class_", "user_id", "model_config_", "options"}
@@ -257,7 +257,7 @@ async def test_a_nested_class_yields_its_name_to_a_tool_model(tmp_path: Path) ->
         """,
     )
     result = build_and_write(spec, tmp_path / "out")
-    index = index_models(models_source(result.files))
+    index = render_models(result.api, "").index  # as the build made it (from the cache)
     assert set(index.models) == {"AInput", "AInputBInput", "AInputBInput1"}
     assert [field.name for field in index.models["AInputBInput"].fields] == ["y"]
     with imported("clash", tmp_path / "out") as package:

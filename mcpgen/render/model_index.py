@@ -102,25 +102,6 @@ def class_info(node: ast.ClassDef, annotated: frozenset[str]) -> ModelInfo:
     return ModelInfo(node.name, fields, _root_type(node))
 
 
-def index_models(source: str) -> ModelIndex:
-    """The index of a module's source (render/models.py builds it from its statements)."""
-    tree = ast.parse(source)
-    models: dict[str, ModelInfo] = {}
-    defined: set[str] = set()
-    imported: dict[str, tuple[str, str]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                imported[alias.asname or alias.name] = (node.module, alias.name)
-        elif isinstance(node, ast.ClassDef):
-            defined.add(node.name)
-            models[node.name] = class_info(node, annotated_names(imported))
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            defined.update(target.id for target in targets if isinstance(target, ast.Name))
-    return ModelIndex(models, frozenset(defined), imported)
-
-
 def info_to_json(info: ModelInfo) -> list[object]:
     return [info.name, [[f.name, f.annotation, f.required, f.default] for f in info.fields], info.root]
 

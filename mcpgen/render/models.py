@@ -335,8 +335,7 @@ def _renamed_statement(statement: Statement, renames: dict[str, str], annotated:
     text = _restyled(_renamed(statement.text, renames))
     node = ast.parse(text).body[0]
     model = class_info(node, annotated) if isinstance(node, ast.ClassDef) else None
-    name = renames.get(statement.name, statement.name) if statement.name else None
-    return Statement(name, text, statement.uses, model)
+    return Statement(_defined(node), text, _loaded(node), model)
 
 
 def _imported(pairs: Sequence[_Import]) -> dict[str, tuple[str, str]]:
@@ -559,12 +558,10 @@ def generate_groups(groups: Sequence[dict[str, Json]]) -> list[Generated]:
     if not BATCHES:
         return generate_cached([(document, False) for document in documents])
     batches = _batches(groups, documents)
-    jobs = [
-        (documents[batch[0]] if len(batch) == 1 else json.dumps({"$defs": _merged(groups, batch)}), False)
-        for batch in batches
-    ]
+    jobs = [(json.dumps({"$defs": merged}), False) for _, merged in batches]
     outputs: dict[int, Generated] = {}
-    for batch, output in zip(batches, generate_cached(jobs, max(1, GROUPS_PER_WORKER // BATCH_TARGET)), strict=True):
+    generated = generate_cached(jobs, max(1, GROUPS_PER_WORKER // BATCH_TARGET))
+    for (batch, _), output in zip(batches, generated, strict=True):
         parts = [output] if len(batch) == 1 else _cut(output, [groups[index] for index in batch])
         outputs.update(zip(batch, parts or (), strict=False))
     alone = [index for index in range(len(groups)) if index not in outputs]
@@ -572,22 +569,23 @@ def generate_groups(groups: Sequence[dict[str, Json]]) -> list[Generated]:
     return [outputs[index] for index in range(len(groups))]
 
 
-def _batches(groups: Sequence[dict[str, Json]], documents: Sequence[str]) -> list[list[int]]:
-    """The groups, by index and in order, in batches of groups that cannot interfere."""
-    batches: list[list[int]] = []
+def _batches(groups: Sequence[dict[str, Json]], documents: Sequence[str]) -> list[tuple[list[int], dict[str, Json]]]:
+    """The groups, by index and in order, in batches of groups that cannot interfere, each
+    with its definitions merged (a batch of one: the group's own, in its order)."""
+    batches: list[tuple[list[int], dict[str, Json]]] = []
     batch: list[int] = []
     merged: dict[str, Json] = {}
     for index, group in enumerate(groups):
         if batch and not _fits(group, merged):
-            batches.append(batch)
+            batches.append((batch, merged))
             batch, merged = [], {}
         batch.append(index)
         merged.update(group)
         ends = int.from_bytes(hashlib.sha256(documents[index].encode()).digest()[:4], "big") % BATCH_TARGET == 0
         if ends or len(batch) == BATCH_LIMIT:
-            batches.append(batch)
+            batches.append((batch, merged))
             batch, merged = [], {}
-    return [*batches, batch] if batch else batches
+    return [*batches, (batch, merged)] if batch else batches
 
 
 def _fits(group: dict[str, Json], merged: dict[str, Json]) -> bool:
@@ -599,13 +597,6 @@ def _fits(group: dict[str, Json], merged: dict[str, Json]) -> bool:
         return False
     others = [name for name in merged if name not in group]
     return not any(a.startswith(b) or b.startswith(a) for a in new for b in others)
-
-
-def _merged(groups: Sequence[dict[str, Json]], batch: Sequence[int]) -> dict[str, Json]:
-    merged: dict[str, Json] = {}
-    for index in batch:
-        merged.update(groups[index])
-    return merged
 
 
 def _cut(output: Generated, groups: Sequence[dict[str, Json]]) -> list[Generated] | None:

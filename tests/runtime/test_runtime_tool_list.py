@@ -26,7 +26,7 @@ from mcp_types import methods
 
 from mcpgen.runtime.keys import SECRET_VARIABLE
 from mcpgen.runtime.package_data import schema_document
-from mcpgen.runtime.tools import VERBATIM_VERSIONS
+from mcpgen.runtime.tools import _LIST_RESULT_DEFAULTS, VERBATIM_VERSIONS
 
 HERE = Path(__file__).parent
 MODERN = "2026-07-28"
@@ -159,7 +159,7 @@ def test_schema_json_tools_are_valid_results_of_both_eras() -> None:
     for package in packages:
         tools = schema_document(package)["tools/list"]["tools"]
         for version in VERBATIM_VERSIONS:
-            envelope = {"ttlMs": 0, "cacheScope": "public", "resultType": "complete"} if version == MODERN else {}
+            envelope = _LIST_RESULT_DEFAULTS if version == MODERN else {}
             served = methods.serialize_server_result("tools/list", version, {**envelope, "tools": tools})
             assert served["tools"] == tools, (package, version)
 
