@@ -7,12 +7,13 @@ patterns, enums, bounded numbers, an array, a nested object) and an object resul
     pydantic-typed arguments and a pydantic result (validated by the SDK);
   - by a bare low-level `Server` that validates nothing;
 
-all computing the same answer (`find_offers`). Also a hello-world `MCPServer`, and any
-generated package served with stub handlers, for the cold-start test. Run as a script it
-serves one of them over stdio:
+all computing the same answer (`find_offers`). Also, for the cold-start test, a hello-world
+`MCPServer`, any generated package served with stub handlers, and a bare low-level
+`Server` listing that package's tools. Run as a script it serves one of them over stdio:
 
     python benchmarks/servers.py hello
     python benchmarks/servers.py generated PACKAGE_PARENT PACKAGE
+    python benchmarks/servers.py bare-listing PACKAGE_PARENT PACKAGE
 
 The `*_http_app` functions are uvicorn factories (`--factory`); the generated one reads the
 package's parent folder from BENCH_PACKAGE_PARENT.
@@ -245,6 +246,30 @@ def bare_server() -> Any:
     )
 
 
+def bare_listing_server(parent: str, package: str) -> Any:
+    """A bare low-level `Server` listing a generated package's tools, as a hand-written
+    server would: read from its schema.json with `json`, made into `Tool` models once at
+    start. Only `tools/list` is served. The cold-start floor for serving those tools."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    with open(os.path.join(parent, package, "schema.json"), encoding="utf-8") as file:
+        listed = json.load(file)["tools/list"]["tools"]
+    tools = [types.Tool.model_validate(tool) for tool in listed]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    return Server(f"{package}-bare", version="1.0.0", on_list_tools=list_tools)
+
+
+async def _serve_stdio(server: Any) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
 # --- ASGI apps for uvicorn (--factory), all stateless Streamable HTTP with the same settings ---
 
 
@@ -269,8 +294,13 @@ def main() -> None:
         parent, package = rest
         generated = _import_package(parent, package)
         generated.run(stub_handlers(generated), [])
+    elif kind == "bare-listing":
+        import anyio
+
+        parent, package = rest
+        anyio.run(_serve_stdio, bare_listing_server(parent, package))
     else:
-        raise SystemExit(f"unknown server {kind!r}: hello or generated")
+        raise SystemExit(f"unknown server {kind!r}: hello, generated or bare-listing")
 
 
 if __name__ == "__main__":

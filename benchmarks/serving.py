@@ -10,8 +10,10 @@ three servers compute the same answer, and only the generated one and MCPServer 
      protocol eras (2026-07-28 and the 2025-11-25 handshake), calls/s;
   b. cold start over stdio: a fresh process until its first `tools/list` answer
      (2026-07-28, one JSON-RPC line with `params._meta`), for the package generated from a
-     T-tool spec (benchmarks/specs.py, default 500), the generated ten-argument server, and
-     a hello-world MCPServer; one untimed start each first (byte-code), then the median of K;
+     T-tool spec (benchmarks/specs.py, default 500), a bare low-level Server listing the
+     same T tools (read from that package's schema.json), the generated ten-argument
+     server, and a hello-world MCPServer; one untimed start each first (byte-code), then
+     the median of K;
   c. Streamable HTTP, stateless, 2026-07-28: each server under uvicorn in a subprocess,
      C concurrent clients (one httpx2 AsyncClient, raw JSON-RPC POSTs) for S seconds after
      a warm-up; req/s, p50 and p99 latency.
@@ -162,6 +164,9 @@ def cold_start(big_parent: Path, big_tools: int, ten_parent: Path, starts: int) 
     script = str(BENCHMARKS / "servers.py")
     commands = {
         f"mcpgen generated, {big_tools} tools": [PYTHON, script, "generated", str(big_parent), f"bench_{big_tools}"],
+        f"bare low-level Server, the same {big_tools} tools": [
+            PYTHON, script, "bare-listing", str(big_parent), f"bench_{big_tools}",
+        ],  # fmt: skip
         "mcpgen generated, ten-argument tool": [PYTHON, script, "generated", str(ten_parent), PACKAGE],
         "MCPServer hello world": [PYTHON, script, "hello"],
     }

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from common import PYTHON, ROOT, print_table, ratio, seconds
+
 from specs import spec_text
 
 STAGES = ("load_spec", "resolve", "render_package", "build (in process)")

@@ -37,3 +37,26 @@ async def test_stdio_by_default() -> None:
     async with Client(parameters, mode="legacy") as client:
         result = await client.call_tool("divide", {"a": 1, "b": 8})
     assert result.structured_content == {"quotient": 0.125}
+
+
+def test_serving_takes_the_start_out_of_the_collectors_passes() -> None:
+    """`serve` freezes what the process made to start (gc.freeze), so the full
+    collections while serving do not walk it again; the server still answers."""
+    script = (
+        "import gc, sys; from toy_server.server import create_server; "
+        "from mcpgen.runtime.serving import serve; "
+        "before = gc.get_freeze_count(); serve(create_server(), []); "
+        "print(before, gc.get_freeze_count(), file=sys.stderr)"
+    )
+    request = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": '
+        '{"io.modelcontextprotocol/protocolVersion": "2026-07-28", '
+        '"io.modelcontextprotocol/clientCapabilities": {}}}}\n'
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], cwd=HERE, input=request, capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert '"id":1,"result":' in completed.stdout and '"name":"divide"' in completed.stdout
+    before, after = map(int, completed.stderr.split()[-2:])
+    assert before == 0 and after > 10_000

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -130,6 +131,7 @@ def serve(
     if isinstance(server, GeneratedServer):
         server.limits = limits
     if options.http is None:
+        _settle()
         anyio.run(serve_stdio, server)
         return
     host, _, port = options.http.rpartition(":")
@@ -149,6 +151,7 @@ def serve(
     protocol: type[Any] | str = "h11"
     if limits.header_timeout is not None:
         protocol = header_timeout_protocol(limits.header_timeout)
+    _settle()
     run_uvicorn(
         app,
         {
@@ -160,6 +163,20 @@ def serve(
             "timeout_keep_alive": limits.keep_alive_timeout,
         },
     )
+
+
+def _settle() -> None:
+    """Take what the process made to start out of the garbage collector's passes.
+
+    From here on the process is this server. What it made to get here (modules and
+    classes of the SDK and of the package, schema.json, the bindings: 120,000 objects
+    at 500 tools) lives as long as it does, yet each full collection would walk it all
+    again: one falls in the first `tools/list` of a cold start, 20 to 30 ms of it at 500
+    tools. `gc.freeze()` moves it to the permanent generation. A start leaves almost no
+    cyclic garbage behind (15 objects at 500 tools), so nothing is collected first: that
+    would be the very pass this saves.
+    """
+    gc.freeze()
 
 
 async def serve_stdio(server: Server[Any]) -> None:
