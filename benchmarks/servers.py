@@ -14,6 +14,8 @@ all computing the same answer (`find_offers`). Also, for the cold-start test, a 
     python benchmarks/servers.py hello
     python benchmarks/servers.py generated PACKAGE_PARENT PACKAGE
     python benchmarks/servers.py bare-listing PACKAGE_PARENT PACKAGE
+    python benchmarks/servers.py flights|flights-unfrozen PACKAGE_PARENT  (the generated tool)
+    python benchmarks/servers.py sdk|bare
 
 The `*_http_app` functions are uvicorn factories (`--factory`); the generated one reads the
 package's parent folder from BENCH_PACKAGE_PARENT.
@@ -299,8 +301,25 @@ def main() -> None:
 
         parent, package = rest
         anyio.run(_serve_stdio, bare_listing_server(parent, package))
+    elif kind == "flights":  # the ten-argument tool, generated, as its `run` serves it
+        (parent,) = rest
+        generated = _import_package(parent, PACKAGE)
+        generated.run(flight_handlers(generated), [])
+    elif kind == "flights-unfrozen":  # the same, its start left to the collector (no gc.freeze)
+        import anyio
+
+        (parent,) = rest
+        server = generated_server(parent)
+        serving = importlib.import_module(f"{PACKAGE}._runtime.serving")
+        anyio.run(serving.serve_stdio, server)
+    elif kind == "sdk":
+        sdk_server().run()
+    elif kind == "bare":
+        import anyio
+
+        anyio.run(_serve_stdio, bare_server())
     else:
-        raise SystemExit(f"unknown server {kind!r}: hello, generated or bare-listing")
+        raise SystemExit(f"unknown server {kind!r}: see the docstring")
 
 
 if __name__ == "__main__":

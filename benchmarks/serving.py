@@ -2,7 +2,7 @@
 
     python benchmarks/serving.py [--quick] [--only in-process,cold-start,http]
                                  [--calls N] [--rounds R] [--starts K] [--cold-tools T]
-                                 [--clients C] [--duration S]
+                                 [--clients C] [--duration S] [--stdio-calls N]
 
 The tool under test has ten arguments and an object result (benchmarks/servers.py); the
 three servers compute the same answer, and only the generated one and MCPServer validate.
@@ -16,7 +16,11 @@ three servers compute the same answer, and only the generated one and MCPServer 
      the median of K;
   c. Streamable HTTP, stateless, 2026-07-28: each server under uvicorn in a subprocess,
      C concurrent clients (one httpx2 AsyncClient, raw JSON-RPC POSTs) for S seconds after
-     a warm-up; req/s, p50 and p99 latency.
+     a warm-up; req/s, p50 and p99 latency;
+  d. stdio, one client, N `tools/call` one after the other (2026-07-28 JSON-RPC lines),
+     each server as its own `run` serves it, and the generated one also with its start
+     left to the garbage collector (no `gc.freeze`): calls/s, p50, p99 and the slowest
+     call, where a full collection's pause shows.
 Medians of R rounds, rounds interleaved across servers; ratios are within this run.
 `--quick` is a smoke run: few calls, a 10-tool cold-start package, 2 s of HTTP.
 """
@@ -195,6 +199,57 @@ def cold_start(big_parent: Path, big_tools: int, ten_parent: Path, starts: int) 
     )
 
 
+# --- d. stdio, calls one after the other -----------------------------------------------------
+
+
+def _stdio_calls(command: list[str], calls: int) -> tuple[float, float, float, float]:
+    """Serve `calls` tools/call one after the other over stdio, after a tenth as many to warm
+    up: (calls/s, p50, p99, the slowest)."""
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert process.stdin is not None and process.stdout is not None
+    warm_up = max(20, calls // 10)
+    latencies: list[float] = []
+    try:
+        for number in range(warm_up + calls):
+            params = {"name": TOOL, "arguments": ARGUMENTS, "_meta": META}
+            request = {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params}
+            started = time.perf_counter()
+            process.stdin.write(json.dumps(request).encode() + b"\n")
+            process.stdin.flush()
+            line = process.stdout.readline()
+            latencies.append(time.perf_counter() - started)
+            if number == 0 and json.loads(line).get("result", {}).get("structuredContent") != EXPECTED:
+                raise SystemExit(f"{' '.join(command)}: unexpected answer {line[:500]!r}")
+    finally:
+        process.stdin.close()
+        process.wait(timeout=10)
+    timed = sorted(latencies[warm_up:])
+    return calls / sum(timed), _percentile(timed, 0.5), _percentile(timed, 0.99), timed[-1]
+
+
+def stdio(package_parent: Path, calls: int, rounds: int) -> None:
+    script = str(BENCHMARKS / "servers.py")
+    commands = {
+        GENERATED: [PYTHON, script, "flights", str(package_parent)],
+        f"{GENERATED}, start not frozen": [PYTHON, script, "flights-unfrozen", str(package_parent)],
+        SDK: [PYTHON, script, "sdk"],
+        BARE: [PYTHON, script, "bare"],
+    }
+    results: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, command in commands.items():
+            results[name].append(_stdio_calls(command, calls))
+    summary = {name: tuple(median([run[i] for run in runs]) for i in range(4)) for name, runs in results.items()}
+    print_table(
+        f"serving (d): stdio, {MODERN}, one client, {calls} tools/call one after the other x {rounds} round(s)",
+        ["server", "calls/s", "p50", "p99", "slowest", "calls/s mcpgen / this"],
+        [
+            [name, f"{rate:.0f}", *(f"{value * 1000:.2f} ms" for value in (p50, p99, slowest)), ratio(summary[GENERATED][0], rate)]
+            for name, (rate, p50, p99, slowest) in summary.items()
+        ],
+    )
+
+
 # --- c. Streamable HTTP ----------------------------------------------------------------------
 
 
@@ -289,16 +344,18 @@ def http(package_parent: Path, clients: int, duration: float, rounds: int) -> No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a smoke run: few calls, small package, 2 s of HTTP")
-    parser.add_argument("--only", default="in-process,cold-start,http", help="which parts, comma-separated")
+    parser.add_argument("--only", default="in-process,cold-start,http,stdio", help="which parts, comma-separated")
     parser.add_argument("--calls", type=int, default=2000, help="in-process calls per round (default 2000)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of in-process and HTTP (default 5)")
     parser.add_argument("--starts", type=int, default=7, help="cold starts per server (default 7)")
     parser.add_argument("--cold-tools", type=int, default=500, help="tools in the cold-start package (default 500)")
     parser.add_argument("--clients", type=int, default=50, help="concurrent HTTP clients (default 50)")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds of HTTP load per round (default 10)")
+    parser.add_argument("--stdio-calls", type=int, default=4000, help="stdio calls per round (default 4000)")
     options = parser.parse_args()
     if options.quick:
         options.calls, options.rounds, options.starts, options.cold_tools, options.duration = 100, 1, 1, 10, 2.0
+        options.stdio_calls = 100
     parts = set(options.only.split(","))
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as temporary:
         work = Path(temporary)
@@ -312,6 +369,8 @@ def main() -> None:
             cold_start(big, options.cold_tools, ten, options.starts)
         if "http" in parts:
             http(ten, options.clients, options.duration, options.rounds)
+        if "stdio" in parts:
+            stdio(ten, options.stdio_calls, options.rounds)
 
 
 if __name__ == "__main__":

@@ -31,10 +31,23 @@ def test_generation_prints_its_tables() -> None:
 @pytest.mark.slow
 def test_serving_prints_its_tables() -> None:
     output = _run("serving.py", "--quick")
-    for header in ("serving (a): in-process", "serving (b): cold start", "serving (c): Streamable HTTP"):
+    for header in (
+        "serving (a): in-process",
+        "serving (b): cold start",
+        "serving (c): Streamable HTTP",
+        "serving (d): stdio",
+    ):
         assert header in output
-    for server in ("mcpgen generated", "MCPServer", "bare low-level Server"):
+    for server in ("mcpgen generated", "MCPServer", "bare low-level Server", "start not frozen"):
         assert server in output
+
+
+@pytest.mark.slow
+def test_model_batches_prints_its_table_and_floor() -> None:
+    output = _run("model_batches.py", "--tools", "10", "--groups", "8", "--sizes", "1,4", "--floor-tools", "100")
+    assert "CPU per model group by batch size (8 groups of the 10-tool spec)" in output
+    assert "\n1 " in output and "\n4 " in output
+    assert "floor: the models of 100 tools need at least" in output
 
 
 def test_specs_are_deterministic_and_the_edit_changes_one_description() -> None:
