@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -134,3 +135,23 @@ def test_bindings_check_their_own_arguments() -> None:
         PromptBinding()
     with pytest.raises(ValueError, match="wrapped=True"):
         ToolBinding(Toy().echo, dict, wrapped=True)  # type: ignore[arg-type]
+
+
+def test_schema_json_is_read_into_the_oldest_generation() -> None:
+    """The parse runs with the collector off; what it made goes straight to the oldest
+    generation, instead of waiting, young, for a collection of all of it."""
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    document = schema_document.__wrapped__("toy_server")  # read again, not from the cache
+    oldest = {id(each) for each in gc.get_objects(generation=2)}
+    assert id(document) in oldest and id(document["tools/list"]["tools"][0]) in oldest
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_reading_schema_json_leaves_what_others_froze_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        schema_document.__wrapped__("toy_server")
+        assert gc.get_freeze_count() == frozen  # nothing unfrozen, nothing added
+    finally:
+        gc.unfreeze()
