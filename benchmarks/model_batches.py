@@ -77,16 +77,13 @@ def main() -> None:
     from mcpgen.render import models
 
     models.warm_up()
-    rows = []
-    for size in sizes:
-        runs, per_group = _cpu_per_group(groups, size)
-        rows.append([str(size), str(runs), f"{per_group * 1000:.1f} ms"])
+    measured = {size: _cpu_per_group(groups, size) for size in sizes}
     print_table(
         f"datamodel-codegen: CPU per model group by batch size ({len(groups)} groups of the {options.tools}-tool spec)",
         ["batch size", "runs", "CPU per group"],
-        rows,
+        [[str(size), str(runs), f"{per_group * 1000:.1f} ms"] for size, (runs, per_group) in measured.items()],
     )
-    best = min(float(row[2].split()[0]) for row in rows) / 1000
+    best = min(per_group for _, per_group in measured.values())
     cores = os.cpu_count() or 1
     print(
         f"\nfloor: the models of {options.floor_tools} tools need at least "

@@ -1,6 +1,6 @@
 """Serving benchmark: a generated server against the SDK's MCPServer and a bare low-level Server.
 
-    python benchmarks/serving.py [--quick] [--only in-process,cold-start,http]
+    python benchmarks/serving.py [--quick] [--only in-process,cold-start,http,stdio]
                                  [--calls N] [--rounds R] [--starts K] [--cold-tools T]
                                  [--clients C] [--duration S] [--stdio-calls N]
 
@@ -10,10 +10,10 @@ three servers compute the same answer, and only the generated one and MCPServer 
      protocol eras (2026-07-28 and the 2025-11-25 handshake), calls/s;
   b. cold start over stdio: a fresh process until its first `tools/list` answer is read,
      and until it is parsed too (2026-07-28, one JSON-RPC line with `params._meta`), for
-     the package generated from a T-tool spec (benchmarks/specs.py, default 500), a bare low-level Server listing the
-     same T tools (read from that package's schema.json), the generated ten-argument
-     server, and a hello-world MCPServer; one untimed start each first (byte-code), then
-     the median of K;
+     the package generated from a T-tool spec (benchmarks/specs.py, default 500), a bare
+     low-level Server listing the same T tools (read from that package's schema.json),
+     the generated ten-argument server, and a hello-world MCPServer; one untimed start
+     each first (byte-code), then the median of K;
   c. Streamable HTTP, stateless, 2026-07-28: each server under uvicorn in a subprocess,
      C concurrent clients (one httpx2 AsyncClient, raw JSON-RPC POSTs) for S seconds after
      a warm-up; req/s, p50 and p99 latency;
@@ -22,7 +22,8 @@ three servers compute the same answer, and only the generated one and MCPServer 
      left to the garbage collector (no `gc.freeze`): calls/s, p50, p99 and the slowest
      call, where a full collection's pause shows.
 Medians of R rounds, rounds interleaved across servers; ratios are within this run.
-`--quick` is a smoke run: few calls, a 10-tool cold-start package, 2 s of HTTP.
+`--quick` is a smoke run: few calls, a 10-tool cold-start package, 2 s of HTTP, 100
+stdio calls.
 """
 
 from __future__ import annotations

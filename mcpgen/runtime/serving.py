@@ -129,7 +129,7 @@ def serve(
     if isinstance(server, GeneratedServer):
         server.limits = limits
     if options.http is None:
-        _settle()
+        _freeze_the_start()
         anyio.run(serve_stdio, server)
         return
     host, _, port = options.http.rpartition(":")
@@ -149,7 +149,7 @@ def serve(
     protocol: type[Any] | str = "h11"
     if limits.header_timeout is not None:
         protocol = header_timeout_protocol(limits.header_timeout)
-    _settle()
+    _freeze_the_start()
     run_uvicorn(
         app,
         {
@@ -163,14 +163,14 @@ def serve(
     )
 
 
-def _settle() -> None:
+def _freeze_the_start() -> None:
     """Take what the process made to start out of the garbage collector's passes.
 
     From here on the process is this server. What it made to get here (modules and
     classes of the SDK and of the package, schema.json, the bindings: 120,000 objects
     at 500 tools) lives as long as it does, yet each full collection would walk it all
     again, in the middle of some request: over stdio, the slowest of 4,000 calls took
-    40 to 48 ms, and 5 to 7 ms with the start frozen (`benchmarks/serving.py`, stdio).
+    55 ms, and 7.5 ms with the start frozen (`benchmarks/serving.py --only stdio`).
     A start leaves almost no cyclic garbage behind (15 objects at 500 tools), so
     nothing is collected first: that would be the very pass this saves.
     """
