@@ -7,15 +7,9 @@ Origin rules are also checked directly on the middleware with httpx2's ASGITrans
 
 from __future__ import annotations
 
-import re
 import socket
-import subprocess
-import sys
-import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -23,6 +17,7 @@ import httpx2
 import pytest
 from helpers import free_port
 from mcp import Client
+from toy_http import INITIALIZE, post, read, serving
 
 from mcpgen.runtime.http_guard import (
     RequestGuard,
@@ -32,54 +27,6 @@ from mcpgen.runtime.http_guard import (
 )
 
 pytestmark = pytest.mark.anyio
-HERE = Path(__file__).parent
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-}
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-ANNOUNCED = re.compile(r"^Serving MCP over Streamable HTTP at (http://\S+/mcp)$", re.MULTILINE)
-
-
-def _serve_script(limits: str = "") -> str:
-    return (
-        "import sys; from toy_server.server import create_server; "
-        "from mcpgen.runtime.limits import Limits; from mcpgen.runtime.serving import serve; "
-        f"serve(create_server(limits=Limits({limits})), sys.argv[1:])"
-    )
-
-
-@contextmanager
-def serving(address: str, *arguments: str, limits: str = "") -> Iterator[tuple[str, Any]]:
-    """`serve()` on the toy with `--http ADDRESS ARGUMENTS` in a subprocess; yields the URL
-    it announced on stderr once it listens, and the file holding its stdout."""
-    stdout, stderr = tempfile.TemporaryFile(mode="w+"), tempfile.TemporaryFile(mode="w+")
-    command = [sys.executable, "-c", _serve_script(limits), "--http", address, *arguments]
-    process = subprocess.Popen(command, cwd=HERE, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr)
-    try:
-        deadline = time.monotonic() + 30
-        while not (found := ANNOUNCED.search(_read(stderr))):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the server did not announce itself:\n{_read(stderr)}", pytrace=False)
-            time.sleep(0.05)
-        yield found.group(1), stdout
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        stdout.close()
-        stderr.close()
-
-
-def _read(file: Any) -> str:
-    file.seek(0)
-    text: str = file.read()
-    return text
-
-
-def _post(url: str, headers: dict[str, str], body: Any = INITIALIZE) -> int:
-    return httpx2.post(url, json=body, headers={**MCP_HEADERS, **headers}, timeout=10).status_code
 
 
 # --------------------------------------------------------------------------- DNS rebinding
@@ -174,10 +121,10 @@ async def test_a_loopback_bind_other_than_127_0_0_1_is_protected() -> None:
     # The SDK protects exactly 127.0.0.1, localhost and ::1, case-sensitively.
     with serving(f"127.0.0.2:{free_port()}") as (url, _):
         own = url.split("/")[2]
-        assert _post(url, {"Host": "evil.com"}) == 421
-        assert _post(url, {"Host": own.upper(), "Origin": "http://EVIL.com"}) == 403
-        assert _post(url, {"Host": "LocalHost:1234", "Origin": "http://LOCALHOST:3000"}) == 200
-        assert _post(url, {"Host": own, "Origin": f"http://{own}"}) == 200
+        assert post(url, {"Host": "evil.com"}) == 421
+        assert post(url, {"Host": own.upper(), "Origin": "http://EVIL.com"}) == 403
+        assert post(url, {"Host": "LocalHost:1234", "Origin": "http://LOCALHOST:3000"}) == 200
+        assert post(url, {"Host": own, "Origin": f"http://{own}"}) == 200
         for mode in ("auto", "legacy"):
             async with Client(url, mode=mode) as client:
                 result = await client.call_tool("divide", {"a": 1, "b": 4})
@@ -190,9 +137,9 @@ def test_allowed_host_flags_replace_the_defaults() -> None:
         url,
         _,
     ):
-        assert _post(url, {"Host": "mcp.EXAMPLE.com:443"}) == 200
-        assert _post(url, {"Host": "other", "Origin": "https://other"}) == 200
-        assert _post(url, {"Host": url.split("/")[2]}) == 421
+        assert post(url, {"Host": "mcp.EXAMPLE.com:443"}) == 200
+        assert post(url, {"Host": "other", "Origin": "https://other"}) == 200
+        assert post(url, {"Host": url.split("/")[2]}) == 421
 
 
 # --------------------------------------------------------------------------- the URL line
@@ -203,8 +150,8 @@ def test_http_announces_its_url_on_stderr_and_nothing_on_stdout() -> None:
     port = free_port()
     with serving(f"127.0.0.1:{port}") as (url, stdout):
         assert url == f"http://127.0.0.1:{port}/mcp"
-        assert _post(url, {}) == 200
-        assert _read(stdout) == ""
+        assert post(url, {}) == 200
+        assert read(stdout) == ""
 
 
 # --------------------------------------------------------------------------- slow clients
@@ -248,7 +195,7 @@ def test_slow_headers_are_cut_off() -> None:
             assert 0.8 < time.monotonic() - started < 3
         # Silent connections too; and a prompt client is served meanwhile.
         with socket.create_connection((host, int(port))) as silent:
-            assert _post(url, {}) == 200
+            assert post(url, {}) == 200
             assert _closed_within(silent, 5)
 
 
@@ -271,8 +218,8 @@ def test_a_slow_body_is_refused() -> None:
 @pytest.mark.slow
 def test_limits_on_sessions_and_bodies() -> None:
     with serving(f"127.0.0.1:{free_port()}", "--max-sessions", "2", limits="max_request_body=1000") as (url, _):
-        assert [_post(url, {}) for _ in range(3)] == [200, 200, 503]
-        assert _post(url, {}, {**INITIALIZE, "padding": "x" * 1000}) == 413
+        assert [post(url, {}) for _ in range(3)] == [200, 200, 503]
+        assert post(url, {}, {**INITIALIZE, "padding": "x" * 1000}) == 413
 
 
 @pytest.mark.slow

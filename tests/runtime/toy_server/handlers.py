@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,15 +38,29 @@ HOSTILE: dict[str, Callable[[], BaseException]] = {
 }
 """What a handler raises when asked (divide's a, an item's id, summary's topic, a
 completion's value): BaseExceptions that must not stop the server."""
-HOSTILE_NUMBERS = {"exit": 777, "interrupt": 778, "group": 779, "stall": 780}
+HOSTILE_NUMBERS = {
+    "exit": 777,
+    "interrupt": 778,
+    "group": 779,
+    "stall": 780,
+    "foreign_cancel": 781,
+}
 STALL = "stall"
 """Sleeps until cancelled: the handler timeout must stop it."""
+FOREIGN_CANCEL = "foreign_cancel"
+"""Awaits a helper task that something else cancelled: the CancelledError that comes
+out is the handler's own failure, not a cancellation of the call."""
 
 
 async def hostile(what: str) -> None:
     """Raise or stall as `what` says; nothing for anything else."""
     if what == STALL:
         await anyio.sleep_forever()
+    if what == FOREIGN_CANCEL:
+        helper = asyncio.ensure_future(asyncio.sleep(3600))
+        await asyncio.sleep(0)  # the helper runs, then is cancelled by someone else
+        helper.cancel()
+        await helper
     if what in HOSTILE:
         raise HOSTILE[what]()
 
