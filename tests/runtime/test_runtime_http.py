@@ -51,10 +51,56 @@ pytestmark = pytest.mark.anyio
         ("0.0.0.0", None),
         ("::", None),
         ("mcp.example.com", None),
+        # Aliases: what the address resolves to decides, not how it is written.
+        ("127.1", {"127.1", "127.0.0.1", "localhost", "[::1]"}),
+        ("2130706433", {"2130706433", "127.0.0.1", "localhost", "[::1]"}),
+        ("::ffff:127.0.0.1", {"[::ffff:127.0.0.1]", "127.0.0.1", "localhost", "[::1]"}),
+        ("[::ffff:10.0.0.5]", {"[::ffff:10.0.0.5]", "10.0.0.5"}),
+        ("0", None),  # 0.0.0.0
     ],
 )
 def test_which_binds_are_protected(bind: str, allowed: set[str] | None) -> None:
     assert allowed_hosts_for(bind) == (None if allowed is None else frozenset(allowed))
+
+
+@pytest.mark.parametrize(
+    ("bind", "addresses", "allowed"),
+    [
+        # A host name is decided by the addresses it was bound to, and allowed itself.
+        ("devbox", ["127.0.1.1"], {"devbox", "127.0.1.1", "127.0.0.1", "localhost", "[::1]"}),
+        ("localhost", ["127.0.0.1", "::1"], {"127.0.0.1", "localhost", "[::1]"}),
+        ("box.lan", ["192.168.1.5"], {"box.lan", "192.168.1.5"}),
+        ("box.lan", ["fe80::1%eth0"], {"box.lan", "[fe80::1]"}),
+        ("mcp.example.com", ["93.184.216.34"], None),
+        ("both.example", ["127.0.0.1", "93.184.216.34"], None),  # one public address: a proxy decides
+        ("127.0.0.1", ["::ffff:127.0.0.1"], {"127.0.0.1", "localhost", "[::1]"}),
+    ],
+)
+def test_the_bound_addresses_decide(bind: str, addresses: list[str], allowed: set[str] | None) -> None:
+    assert allowed_hosts_for(bind, addresses=addresses) == (None if allowed is None else frozenset(allowed))
+
+
+LOOPBACK_ALIASES = ["127.1", "2130706433", "localhost", "this host's name", "[::1]", "[::ffff:127.0.0.1]"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alias", LOOPBACK_ALIASES)
+def test_a_loopback_alias_bound_for_real_is_protected(alias: str) -> None:
+    if alias == "this host's name":
+        alias = socket.gethostname()
+        resolved = {info[4][0] for info in socket.getaddrinfo(alias, None, type=socket.SOCK_STREAM)}
+        if not all(address.startswith("127.") for address in resolved):
+            pytest.skip(f"{alias} resolves to {resolved}, not to loopback")
+    port = free_port()
+    with serving(f"{alias}:{port}"):
+        # Connect to the address really bound; the Host header is the attacker's.
+        connect = "[::1]" if alias == "[::1]" else "127.0.0.1"
+        url = f"http://{connect}:{port}/mcp"
+        assert post(url, {"Host": "evil.example"}) == 421
+        assert post(url, {"Host": f"evil.example:{port}", "Origin": "http://evil.example"}) == 421
+        assert post(url, {"Host": f"127.0.0.1:{port}"}) == 200
+        assert post(url, {"Host": f"localhost:{port}", "Origin": "http://evil.example"}) == 403
+        assert post(url, {"Host": f"{alias}:{port}"}) == 200  # the name the operator typed
 
 
 def test_allowed_hosts_decide_when_given() -> None:
