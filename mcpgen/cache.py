@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from mcpgen.write.files import read_text, replace
+
 Input = TypeVar("Input")
 
 
@@ -25,9 +27,10 @@ def cache_directory() -> Path:
 
 
 def read(kind: str, key: str) -> str | None:
+    """The entry, or None; an entry that is a link is a miss, never followed."""
     try:
-        return (cache_directory() / kind / key[:2] / key).read_text(encoding="utf-8")
-    except OSError:
+        return read_text(cache_directory() / kind / key[:2] / key)
+    except (OSError, UnicodeDecodeError):
         return None
 
 
@@ -36,9 +39,9 @@ def write(kind: str, key: str, text: str) -> None:
     folder = cache_directory() / kind / key[:2]
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".{key}.{os.getpid()}"
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, folder / key)
+        # Not durable: a lost entry is only a miss. An entry planted as a link is refused
+        # (an OSError too) and stays a miss; it is never written through.
+        replace(folder / key, text, durable=False)
     except OSError:
         pass
 

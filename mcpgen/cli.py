@@ -328,9 +328,12 @@ def _watch(spec: Path, output: Path | None, strict: bool, allow_outside: bool = 
 
 
 def _create(path: Path, text: str) -> None:
-    from mcpgen.write.new_file import create
+    from mcpgen.write.files import create
 
-    print(f"{path}: {'created' if create(path, text) else 'exists, kept'}")
+    if path.is_symlink():
+        print(f"{path}: a symbolic link, kept (mcpgen does not write through links)")
+    else:
+        print(f"{path}: {'created' if create(path, text) else 'exists, kept'}")
 
 
 def _init(directory: Path) -> int:
@@ -387,6 +390,33 @@ def _diff(options: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _refusal(path: Path | None, force: bool) -> str | None:
+    """Why `import` will not write `path`, said before it lists a server: a link is never
+    written through, and an existing file is overwritten only under --force."""
+    from mcpgen.write.files import REFUSED_LINK
+
+    if path is None:
+        return None
+    if path.is_symlink():
+        return f"{path}: error: {REFUSED_LINK}"
+    if path.exists() and not force:
+        return f"{path}: error: exists; mcpgen import does not overwrite it (pass --force)"
+    return None
+
+
+def _write_new(path: Path, text: str, force: bool) -> bool:
+    """`import`'s write of the spec or the capture; says why when it does not."""
+    from mcpgen.write.files import LinkRefused
+
+    try:
+        if pipeline.write_new_file(path, text, force):
+            return True
+    except LinkRefused:
+        pass  # planted since `_refusal` looked
+    print(_refusal(path, force) or f"{path}: error: not written", file=sys.stderr)
+    return False
+
+
 def _import(options: argparse.Namespace) -> int:
     sources = [
         source
@@ -400,12 +430,11 @@ def _import(options: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     spec = None if options.output == "-" else Path(options.output)
-    if spec is not None and spec.exists() and not options.force:
-        print(
-            f"{spec}: error: exists; mcpgen import does not overwrite it (pass --force)",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
+    for target in (spec, options.save_capture):
+        refusal = _refusal(target, options.force)
+        if refusal is not None:
+            print(refusal, file=sys.stderr)
+            return EXIT_FAILED
     source = str(options.capture or options.stdio or options.url)
     try:
         if options.capture is not None:
@@ -418,13 +447,7 @@ def _import(options: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return EXIT_FAILED
     if options.save_capture is not None:
-        if not pipeline.write_new_file(
-            options.save_capture, pipeline.capture_text(capture), options.force
-        ):
-            print(
-                f"{options.save_capture}: error: exists; not overwritten (pass --force)",
-                file=sys.stderr,
-            )
+        if not _write_new(options.save_capture, pipeline.capture_text(capture), options.force):
             return EXIT_FAILED
         print(f"{options.save_capture}: capture written", file=sys.stderr)
     imported = pipeline.import_capture(
@@ -439,11 +462,7 @@ def _import(options: argparse.Namespace) -> int:
         print(diagnostic.render(), file=sys.stderr)
     if spec is None:
         sys.stdout.write(imported.text)
-    elif not pipeline.write_new_file(spec, imported.text, options.force):
-        print(
-            f"{spec}: error: exists; mcpgen import does not overwrite it (pass --force)",
-            file=sys.stderr,
-        )
+    elif not _write_new(spec, imported.text, options.force):
         return EXIT_FAILED
     counts = ", ".join(f"{count} {name if count != 1 else name[:-1]}" for name, count in imported.counts.items() if count)
     lost = len(imported.losses)

@@ -525,13 +525,15 @@ def _served_capture(
     None when it does not build."""
     import tempfile
 
+    from mcpgen.write.files import create
+
     with tempfile.TemporaryDirectory(prefix="mcpgen-import-") as scratch:
         path = Path(scratch) / (
             Path(spec_name).name
             if spec_name.endswith((".yaml", ".yml"))
             else "spec.yaml"
         )
-        path.write_text(text, encoding="utf-8")
+        create(path, text)  # as every file mcpgen writes: never through a link
 
         def renamed(found: Sequence[Diagnostic]) -> tuple[Diagnostic, ...]:
             return tuple(
@@ -564,12 +566,13 @@ def _served_capture(
 
 
 def write_new_file(path: Path, text: str, force: bool = False) -> bool:
-    """Write `path` unless it exists (then False), or replace it atomically under `force`."""
-    from mcpgen.write.new_file import create
+    """Write `path` unless something has that name (then False), or replace it atomically
+    under `force`. A link there is never written through: LinkRefused, `force` or not."""
+    from mcpgen.write import files
 
+    if path.is_symlink():
+        raise files.LinkRefused(path)
     if not force:
-        return create(path, text)
-    temporary = path.with_name(f".{path.name}.mcpgen-tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+        return files.create(path, text)
+    files.replace(path, text)
     return True

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mcpgen.spec.model import build_spec
 from mcpgen.spec.source import load_yaml
+from mcpgen.write.files import create
 
 
 class GitError(Exception):
@@ -66,7 +67,7 @@ def spec_at(ref: str, spec: Path, scratch: Path) -> tuple[Path, str]:
     label = f"{ref}:{relative}"
     old = scratch / relative
     old.parent.mkdir(parents=True, exist_ok=True)
-    old.write_bytes(text)
+    create(old, text)  # as every file mcpgen writes: new, never through a link
     # The scratch folder stands for the repository: files the spec names must be inside it.
     (scratch / ".git").mkdir(exist_ok=True)
     for name in _named_files(text.decode("utf-8", errors="replace"), label):
@@ -78,5 +79,5 @@ def spec_at(ref: str, spec: Path, scratch: Path) -> tuple[Path, str]:
         except GitError:
             continue  # missing at that commit: loading the old spec says so, with its position
         (scratch / path).parent.mkdir(parents=True, exist_ok=True)
-        (scratch / path).write_bytes(content)
+        create(scratch / path, content)  # the spec itself, if it names itself, is there already
     return old, label

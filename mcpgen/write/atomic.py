@@ -13,30 +13,41 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from mcpgen.write.files import LinkRefused, create
 from mcpgen.write.manifest import MANIFEST
 from mcpgen.write.plan import Plan
 
 
-def _file_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _write_files(files: dict[Path, bytes]) -> None:
+def _write_files(staging: Path, files: dict[Path, bytes]) -> None:
     """Write every file, then make each durable before the swap. The fsyncs run on
     threads: a disk serves several at once, and one after another they were most of the
-    time a build with hundreds of files spent writing."""
-    mode = _file_mode()
+    time a build with hundreds of files spent writing.
+
+    Each file is new in the staging tree (what it replaces was not carried over), so it is
+    created exclusively, never opened through a link; the plan refused links on the way,
+    and a link carried over since (a folder swapped for one meanwhile) is refused here."""
+    ready = {staging}
     for path, data in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)  # generated files may sit in subfolders (_runtime/)
-        with open(path, "wb") as handle:
-            handle.write(data)
-        os.chmod(path, mode)
+        if path.parent not in ready:
+            _make_folders(staging, path.parent)
+            ready.add(path.parent)
+        if not create(path, data):
+            raise FileExistsError(errno.EEXIST, "in the way of a generated file", str(path))
     with ThreadPoolExecutor(max_workers=min(16, len(files) or 1)) as pool:
         list(pool.map(_fsync, files))
         # The folders too, or a file's entry in a new subfolder may not survive a crash.
         list(pool.map(_fsync, {path.parent for path in files}))
+
+
+def _make_folders(staging: Path, folder: Path) -> None:
+    """The folders from `staging` down to `folder` (generated files may sit in subfolders,
+    `_runtime/`), refusing any that is a link."""
+    current = staging
+    for part in folder.relative_to(staging).parts:
+        current = current / part
+        if current.is_symlink():
+            raise LinkRefused(current)
+        current.mkdir(exist_ok=True)
 
 
 def _fsync(path: Path) -> None:
@@ -105,7 +116,7 @@ def apply(plan: Plan) -> None:
     if directory.exists():
         for entry in directory.iterdir():
             _carry_over(entry, staging / entry.name, entry.name, replaced)
-    _write_files({staging / name: plan.manifest if name == MANIFEST else plan.files[name] for name in plan.changed})
+    _write_files(staging, {staging / name: plan.manifest if name == MANIFEST else plan.files[name] for name in plan.changed})
     _fsync(staging)
     if directory.exists():
         exchange(staging, directory)
@@ -134,7 +145,7 @@ def exchange(first: Path, second: Path) -> None:
         if error not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
             raise OSError(error, os.strerror(error), str(second))
     aside = second.parent / f".{second.name}.mcpgen-old"
-    shutil.rmtree(aside, ignore_errors=True)
+    _remove(aside)  # a link planted there is removed, never followed
     os.rename(second, aside)
     os.rename(first, second)
     os.rename(aside, first)
