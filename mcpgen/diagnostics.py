@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from mcpgen.terminal import shown
+
 Severity = Literal["error", "warning"]
 
 
@@ -33,9 +35,13 @@ class Diagnostic:
         return self.severity == "error"
 
     def render(self) -> str:
-        text = f"{self.file}:{self.position.line}:{self.position.column}: {self.severity}: {self.message}"
+        """`file:line:col: severity: message`, and `  hint: ...` on a line of its own. The file
+        (the user's) and the message and hint (which quote spec text) are escaped each on its
+        own (`mcpgen.terminal.shown`), so that only the hint starts a new line."""
+        where = f"{shown(self.file)}:{self.position.line}:{self.position.column}"
+        text = f"{where}: {self.severity}: {shown(self.message)}"
         if self.hint:
-            text += f"\n  hint: {self.hint}"
+            text += f"\n  hint: {shown(self.hint)}"
         return text
 
 

@@ -10,6 +10,7 @@ import json
 from collections.abc import Collection, Sequence
 
 from mcpgen.compare.changes import SEVERITIES, Change
+from mcpgen.terminal import json_shown, shown
 
 
 def read_allow_list(text: str) -> list[str]:
@@ -30,10 +31,10 @@ def ordered(changes: Sequence[Change]) -> list[Change]:
 def render_text(changes: Sequence[Change], allowed: Collection[str] = ()) -> str:
     lines = []
     for change in ordered(changes):
-        line = (
+        line = shown(
             f"{change.file}:{change.position.line}:{change.position.column}: {change.severity}: "
             f"{change.category} {change.target}: {change.message}; {change.reason} [{change.rule}]"
-        )
+        )  # one line, whatever its names and values hold
         if change.is_breaking and is_allowed(change, allowed):
             line += " (allowed)"
         lines.append(line)
@@ -57,7 +58,7 @@ def render_json(changes: Sequence[Change], allowed: Collection[str] = ()) -> str
         }
         for change in ordered(changes)
     ]
-    return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
+    return json_shown(json.dumps(entries, indent=2, ensure_ascii=False)) + "\n"
 
 
 def summary(changes: Sequence[Change], allowed: Collection[str] = ()) -> str:

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mcpgen.terminal import shown
+
 Json = Any
 Capture = dict[str, Json]
 
@@ -32,17 +34,17 @@ def read_capture(path: Path) -> Capture:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SourceError(f"{path}: error: the capture does not exist") from None
+        raise SourceError(f"{shown(str(path))}: error: the capture does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise SourceError(f"{path}: error: cannot read the capture: {exc}") from None
+        raise SourceError(f"{shown(str(path))}: error: cannot read the capture: {shown(str(exc))}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SourceError(f"{path}:{exc.lineno}:{exc.colno}: error: not JSON: {exc.msg}") from None
+        raise SourceError(f"{shown(str(path))}:{exc.lineno}:{exc.colno}: error: not JSON: {exc.msg}") from None
     problem = shape_problem(data)
     if problem:
         raise SourceError(
-            f"{path}:1:1: error: not a capture: {problem}\n"
+            f"{shown(str(path))}:1:1: error: not a capture: {shown(problem)}\n"
             '  hint: a capture is {"serverInfo": {"name", "version"}, "capabilities", "tools": [...], ...}'
         )
     return dict(data)

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpgen.importer.capture import LISTS, Capture, SourceError
+from mcpgen.terminal import shown
 
 # The client's `mode` per era. "modern" discovers too (a pinned version would skip
 # `server/discover`, and with it serverInfo and capabilities), then insists on its result.
@@ -114,9 +115,10 @@ def list_server(target: str, stdio: bool, era: str = "auto", timeout: float = 60
     try:
         return anyio.run(run)
     except SourceError as error:
-        raise SourceError(f"{target}: error: {error}") from None
+        raise SourceError(f"{shown(target)}: error: {shown(str(error))}") from None
     except Exception as exc:  # whatever the transport or the server did, the user gets a sentence
         reasons = "; ".join(f"{type(leaf).__name__}: {leaf}".rstrip(": ") for leaf in _leaf_errors(exc))
         if isinstance(exc, TimeoutError):
             reasons = f"no complete answer within {timeout:g} s"
-        raise SourceError(f"{target}: error: cannot list the server: {reasons}") from None
+        # The server's own words are quoted: escaped, so they cannot drive the terminal.
+        raise SourceError(f"{shown(target)}: error: cannot list the server: {shown(reasons)}") from None
