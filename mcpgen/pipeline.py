@@ -474,8 +474,9 @@ def import_capture(
     from mcpgen.importer.compare import served_losses
     from mcpgen.importer.to_spec import spec_data
     from mcpgen.importer.yaml_text import yaml_text
+    from mcpgen.ir.names import import_package
 
-    chosen = package or naming.package(str(capture["serverInfo"].get("name", "")))
+    chosen = package or import_package(str(capture["serverInfo"].get("name", "")))
     share = share_definitions
     refused: dict[tuple[str, str], str] = {}
     while True:

@@ -42,17 +42,47 @@ def _installed_modules() -> frozenset[str]:
     return frozenset(packages_distributions())
 
 
-def _shadowing(spec: Spec) -> Iterator[Diagnostic]:
-    """A package named like the standard library or a dependency would shadow it on import;
-    one named like another installed module may, depending on `sys.path`."""
+# Modules Python imports by itself: `site` imports these at every start of the interpreter
+# where they are on the path, so a package of that name runs in every Python process that
+# can see it (a virtual environment's, or any with the folder on PYTHONPATH).
+_STARTUP_HOOKS = frozenset({"sitecustomize", "usercustomize"})
+
+
+def shadowed(package: str) -> str | None:
+    """Why a package of this name cannot be generated (it would shadow a module, or be
+    imported where nobody asked for it), or None."""
     import sys
 
+    if package in _STARTUP_HOOKS:
+        return f"the package name '{package}' is a module Python imports by itself at every start (site)"
+    if package.startswith("__") and package.endswith("__"):
+        return f"the package name '{package}' is one of Python's own (a double-underscore name)"
+    if package in sys.stdlib_module_names:
+        return f"the package name '{package}' would shadow the standard library's module"
+    if package in _RUNTIME_DEPENDENCIES:
+        return f"the package name '{package}' would shadow a dependency's module"
+    return None
+
+
+def import_package(server_name: str) -> str:
+    """The package `mcpgen import` names for a server: derived from its name, unless that is
+    refused or taken (`json`, `sitecustomize`), then with `_server` added (`json_server`)."""
+    package = naming.package(server_name)
+    if shadowed(package) is None and package not in _installed_modules():
+        return package
+    return f"{package}_server"
+
+
+def _shadowing(spec: Spec) -> Iterator[Diagnostic]:
+    """A package named like the standard library or a dependency would shadow it on import,
+    one named like a start-up hook would run everywhere; one named like another installed
+    module may shadow it, depending on `sys.path`."""
     package = naming.package_of(spec.server)
     path: JsonPath = ("server", "package") if spec.server.package else ("server", "name")
     hint = "set `server.package` to a name of your own, e.g. my_server"
-    if package in sys.stdlib_module_names or package in _RUNTIME_DEPENDENCIES:
-        what = "the standard library's" if package in sys.stdlib_module_names else "a dependency's"
-        yield spec.source.error(path, f"the package name '{package}' would shadow {what} module", hint, at_value=True)
+    problem = shadowed(package)
+    if problem is not None:
+        yield spec.source.error(path, problem, hint, at_value=True)
     elif package in _installed_modules():
         yield spec.source.warning(
             path, f"the package name '{package}' is also an installed module; one would hide the other", hint, at_value=True
