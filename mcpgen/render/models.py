@@ -52,6 +52,7 @@ from mcpgen.render.model_index import (
     info_to_json,
 )
 from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, iter_subschemas, ref_target
+from mcpgen.write.files import create
 
 # Fewer groups than this for each worker process do not repay starting it.
 GROUPS_PER_WORKER = 24
@@ -456,7 +457,7 @@ def generate_models(document: str, *, aliases: bool = False) -> str:
     # datamodel-code-generator looks for settings from the working directory; give it an empty one.
     with tempfile.TemporaryDirectory() as empty:
         settings = Path(empty) / "pyproject.toml"
-        settings.write_text("")
+        create(settings, "")  # as every file mcpgen writes: never through a link
         logging.getLogger("datamodel_code_generator").setLevel(logging.ERROR)
         try:
             source = generate(
