@@ -173,3 +173,53 @@ def test_the_cache_writes_nothing_through_links(tmp_path: Path, monkeypatch: pyt
     cache.write("models", key, "computed")
     assert planted.read_text() == ORIGINAL
     assert entry.read_text() == ORIGINAL
+
+
+def test_the_package_swap_without_an_atomic_exchange_removes_a_planted_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where renameat2 is missing (macOS, some filesystems) the old package is moved aside
+    to `.NAME.mcpgen-old` first; a link planted there is removed, not followed or tripped on."""
+    from mcpgen.write import atomic
+
+    monkeypatch.setattr(atomic, "_libc", lambda: None)
+    outside = tmp_path / "home" / "lib"
+    outside.mkdir(parents=True)
+    (outside / "keep.txt").write_text(ORIGINAL)
+    new, old = tmp_path / "staging", tmp_path / "demo"
+    for folder, text in ((new, "new"), (old, "old")):
+        folder.mkdir()
+        (folder / "server.py").write_text(text)
+    (tmp_path / ".demo.mcpgen-old").symlink_to(outside)
+    atomic.exchange(new, old)
+    assert (old / "server.py").read_text() == "new"
+    assert (new / "server.py").read_text() == "old"
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+    assert (outside / "keep.txt").read_text() == ORIGINAL
+
+
+def test_the_writer_creates_exclusively_and_replaces_by_renaming(tmp_path: Path) -> None:
+    from mcpgen.write.files import LinkRefused, create, replace
+
+    target = _outside(tmp_path)
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "absent")
+    assert not create(dangling, "x")
+    assert not (tmp_path / "absent").exists()
+    linked = tmp_path / "linked"
+    linked.symlink_to(target)
+    with pytest.raises(LinkRefused):
+        replace(linked, "x")
+    assert target.read_text() == ORIGINAL
+    hard = tmp_path / "hard"
+    os.link(target, hard)  # the same file under a second name: replaced, never written into
+    replace(hard, "new")
+    assert hard.read_text() == "new" and target.read_text() == ORIGINAL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "hard", "home", "linked"]  # no temporary left
+    assert (hard.stat().st_mode & 0o777) == (0o666 & ~_umask())
+
+
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask

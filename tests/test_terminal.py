@@ -119,6 +119,19 @@ def test_build_prints_hostile_warnings_escaped(tmp_path: Path, capsys: pytest.Ca
     assert_safe(output)
 
 
+@pytest.mark.slow  # builds with the real generator
+def test_check_prints_its_diff_of_hostile_text_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".git").mkdir()
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(GOOD_SPEC)
+    assert main(["build", str(spec)]) == 0
+    capsys.readouterr()
+    spec.write_text(GOOD_SPEC.replace("description: ", f"title: {_q(EVIL)}\n    description: "))
+    output = _run(capsys, "check", str(spec))
+    assert "out of date" in output
+    assert_safe(output)
+
+
 def test_lint_prints_hostile_names_escaped_in_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(GOOD_SPEC)
