@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from mcpgen.write.files import read_text, replace
+from mcpgen.files import read_text, replace
 
 Input = TypeVar("Input")
 

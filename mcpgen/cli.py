@@ -330,7 +330,7 @@ def _watch(spec: Path, output: Path | None, strict: bool, allow_outside: bool = 
 
 
 def _create(path: Path, text: str) -> None:
-    from mcpgen.write.files import create
+    from mcpgen.files import create
 
     if path.is_symlink():
         print(f"{shown(str(path))}: a symbolic link, kept (mcpgen does not write through links)")
@@ -398,7 +398,7 @@ def _diff(options: argparse.Namespace) -> int:
 def _refusal(path: Path | None, force: bool) -> str | None:
     """Why `import` will not write `path`, said before it lists a server: a link is never
     written through, and an existing file is overwritten only under --force."""
-    from mcpgen.write.files import REFUSED_LINK
+    from mcpgen.files import REFUSED_LINK
 
     if path is None:
         return None
@@ -411,7 +411,7 @@ def _refusal(path: Path | None, force: bool) -> str | None:
 
 def _write_new(path: Path, text: str, force: bool) -> bool:
     """`import`'s write of the spec or the capture; says why when it does not."""
-    from mcpgen.write.files import LinkRefused
+    from mcpgen.files import LinkRefused
 
     try:
         if pipeline.write_new_file(path, text, force):

@@ -526,7 +526,7 @@ def _served_capture(
     None when it does not build."""
     import tempfile
 
-    from mcpgen.write.files import create
+    from mcpgen.files import create
 
     with tempfile.TemporaryDirectory(prefix="mcpgen-import-") as scratch:
         path = Path(scratch) / (
@@ -569,7 +569,7 @@ def _served_capture(
 def write_new_file(path: Path, text: str, force: bool = False) -> bool:
     """Write `path` unless something has that name (then False), or replace it atomically
     under `force`. A link there is never written through: LinkRefused, `force` or not."""
-    from mcpgen.write import files
+    from mcpgen import files
 
     if path.is_symlink():
         raise files.LinkRefused(path)

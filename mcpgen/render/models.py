@@ -37,6 +37,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from mcpgen import cache
+from mcpgen.files import create
 from mcpgen.ir import naming
 from mcpgen.ir.model import Api, Json
 from mcpgen.render import black_style
@@ -52,7 +53,6 @@ from mcpgen.render.model_index import (
     info_to_json,
 )
 from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, iter_subschemas, ref_target
-from mcpgen.write.files import create
 
 # Fewer groups than this for each worker process do not repay starting it.
 GROUPS_PER_WORKER = 24
