@@ -33,7 +33,13 @@ class Limits:
     - `max_sessions`: 2025-11-25 sessions open at once; beyond, a new session is
       refused (503) until one ends. None: no limit.
     - `session_idle_timeout`: seconds after which a session with no request in flight
-      and no open stream is closed.
+      and no traffic on its GET stream is closed, the stream with it (keep-alive
+      comments are no traffic).
+    - `max_client_sessions`: 2025-11-25 sessions one client (a remote IPv4 address,
+      an IPv6 /64) may have open at once; beyond, a new one is refused (429). None: no
+      limit.
+    - `max_client_requests`: requests one client may have in flight at once, open
+      GET and `subscriptions/listen` streams included; beyond, 429. None: no limit.
     - `max_request_body`: bytes in one request body; larger is refused (413).
     - `body_timeout`: seconds a client may take to send a request's body, from its
       headers on; slower is refused (408).
@@ -57,6 +63,8 @@ class Limits:
     header_timeout: float | None = 10.0
     max_connections: int | None = 1000
     keep_alive_timeout: int = 5
+    max_client_sessions: int | None = 100
+    max_client_requests: int | None = 100
 
     def __post_init__(self) -> None:
         for field in fields(self):

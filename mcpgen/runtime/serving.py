@@ -14,6 +14,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from .http_guard import RequestGuard, allowed_hosts_for
+from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
 from .server import GeneratedServer
 
@@ -39,7 +40,9 @@ def http_app(
     else what `host` resolves to): loopback ones allow `host`, them, localhost,
     127.0.0.1 and [::1]; private or link-local ones allow `host` and them; public
     or wildcard ones allow any (see http_guard.py).
-    `limits` (default: the server's) bound sessions and request bodies.
+    `limits` (default: the server's) bound sessions, what one client may hold open,
+    and request bodies; idle sessions are closed, their GET streams included (see
+    http_sessions.py).
     """
     # Imported here: a server on stdio does not need starlette, nor its import time.
     from mcp.server.transport_security import TransportSecuritySettings
@@ -55,6 +58,14 @@ def http_app(
         transport_security=TransportSecuritySettings(
             enable_dns_rebinding_protection=False
         ),
+    )
+    # Starlette runs the middleware added last first: RequestGuard refuses foreign
+    # hosts before SessionWatch counts anything.
+    app.add_middleware(
+        SessionWatch,
+        idle_timeout=None if stateless else limits.session_idle_timeout,
+        max_client_sessions=limits.max_client_sessions,
+        max_client_requests=limits.max_client_requests,
     )
     app.add_middleware(
         RequestGuard,

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 from mcp import Client, StdioServerParameters
 from starlette.applications import Starlette
 from toy_server.server import create_server
 
+from mcpgen.runtime.limits import Limits
 from mcpgen.runtime.serving import http_app
 
 pytestmark = pytest.mark.anyio
@@ -60,3 +63,13 @@ def test_serving_takes_the_start_out_of_the_collectors_passes() -> None:
     assert '"id":1,"result":' in completed.stdout and '"name":"divide"' in completed.stdout
     before, after = map(int, completed.stderr.split()[-2:])
     assert before == 0 and after > 10_000
+
+
+def test_every_limit_is_documented_where_limits_are_read() -> None:
+    # Limits is the one place for bounds: its docstring and the README table name each.
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| `Limits` field |") :]
+    table = table[: table.index("\n\n")]
+    for field in fields(Limits):
+        assert f"| `{field.name}` |" in table, f"README's Limits table lacks {field.name}"
+        assert f"`{field.name}`" in (Limits.__doc__ or ""), f"Limits' docstring lacks {field.name}"
