@@ -24,6 +24,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from toy_http import INITIALIZE, MCP_HEADERS, serving
 
+from mcpgen.runtime.http_sessions import _carries_events
+
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 LEGACY = {**MCP_HEADERS, "MCP-Protocol-Version": "2025-11-25"}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -130,3 +132,20 @@ async def test_one_client_address_cannot_take_every_session_or_stream() -> None:
                 Client(streamable_http_client(url, http_client=http), mode=mode) as good,
             ):
                 assert (await good.list_tools()).tools
+
+
+async def test_a_session_in_use_is_not_idle() -> None:
+    # A 2025-11-25 client (with its GET stream open) calling now and then keeps its
+    # session well past the idle timeout.
+    with serving(f"127.0.0.1:{free_port()}", limits="session_idle_timeout=1") as (url, _):
+        async with Client(url, mode="legacy") as client:
+            for _ in range(6):
+                await anyio.sleep(0.5)
+                result = await client.call_tool("divide", {"a": 1, "b": 2})
+                assert result.structured_content == {"quotient": 0.5}
+
+
+def test_keep_alive_comments_are_no_activity() -> None:
+    assert not _carries_events(b": ping - 2026-01-01 00:00:00\r\n\r\n")
+    assert not _carries_events(b"\r\n")
+    assert _carries_events(b'event: message\r\ndata: {"jsonrpc": "2.0"}\r\n\r\n')
