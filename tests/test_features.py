@@ -354,7 +354,7 @@ def test_prompt_templates_compile_to_a_safe_subset() -> None:
 
     parts = compile_template("A{% if tone %} {{ tone }}{% endif %} card{% if not x %}!{% elif y %}?{% else %}.{% endif %}")
     assert used_arguments(parts) == ["tone", "x", "y"]
-    from conformance_server._runtime.prompts import render_template
+    from mcpgen.runtime.prompts import render_template
 
     assert render_template(parts, {"tone": "warm"}) == "A warm card!"
     assert render_template(parts, {"x": "1"}) == "A card."

@@ -42,7 +42,7 @@ def _placeholders(spec: Spec, prompt: Prompt, text: str, at: JsonPath, declared:
     try:
         used = used_arguments(compile_template(text))
     except PromptTemplateError as exc:
-        hint = "templates may use {{ argument }}, {{ argument | default('text') }} and {% if argument %}"
+        hint = exc.hint or "templates may use {{ argument }}, {{ argument | default('text') }} and {% if argument %}"
         yield spec.source.error(at, f"prompt '{prompt.name}': {exc}", hint, at_value=True)
         return
     for name in used:
