@@ -404,6 +404,8 @@ def _refusal(path: Path | None, force: bool) -> str | None:
         return None
     if path.is_symlink():
         return f"{shown(str(path))}: error: {REFUSED_LINK}"
+    if path.exists() and not path.is_file():
+        return f"{shown(str(path))}: error: is in the way (not a file); name the file to write"
     if path.exists() and not force:
         return f"{shown(str(path))}: error: exists; mcpgen import does not overwrite it (pass --force)"
     return None

@@ -28,7 +28,7 @@ STAGES = {
     "cli": 8,
     "__main__": 9,
 }
-SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, handler_changes: used by any stage
+SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, handler_changes, files, terminal: used by any stage
 
 
 def _stage(module: str) -> int:

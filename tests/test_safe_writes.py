@@ -223,3 +223,10 @@ def _umask() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return umask
+
+
+def test_import_refuses_a_folder_in_the_way(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "spec.yaml").mkdir()
+    assert main(["import", str(CORPUS / "time.json"), "-o", str(tmp_path / "spec.yaml"), "--force"]) == 1
+    assert "spec.yaml: error: is in the way (not a file)" in capsys.readouterr().err
+    assert (tmp_path / "spec.yaml").is_dir()
