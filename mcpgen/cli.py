@@ -12,6 +12,7 @@ from typing import Any
 
 from mcpgen import __version__, pipeline
 from mcpgen.diagnostics import Diagnostic, SpecError, summary
+from mcpgen.importer.bounds import Deadline, Limits, OutOfTime, byte_count
 from mcpgen.importer.capture import SourceError
 from mcpgen.importer.live import ERAS as IMPORT_ERAS
 from mcpgen.spec.format import LINT_PROFILES
@@ -20,6 +21,7 @@ from mcpgen.terminal import json_shown, shown, shown_lines
 EXIT_OK = 0
 EXIT_FAILED = 1  # a bad spec, a stale output, a file mcpgen refuses to overwrite, or a breaking change
 EXIT_USAGE = 2
+IMPORT_LIMITS = Limits()  # `import`'s defaults for --timeout, --max-bytes and --max-pages
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -122,8 +124,24 @@ def _import_parser(commands: Any) -> None:
     command.add_argument(
         "--timeout",
         type=float,
-        default=60.0,
-        help="seconds to list a live server (default 60)",
+        default=IMPORT_LIMITS.timeout,
+        help=f"seconds for the whole import: listing the server, then building the spec in memory "
+        f"(default {IMPORT_LIMITS.timeout:g})",
+    )
+    command.add_argument(
+        "--max-bytes",
+        type=byte_count,
+        default=IMPORT_LIMITS.max_bytes,
+        metavar="BYTES",
+        help="most bytes the server may send, decoded, all answers together (default 32M; "
+        "K, M, G suffixes); a larger capture file is refused too",
+    )
+    command.add_argument(
+        "--max-pages",
+        type=int,
+        default=IMPORT_LIMITS.max_pages,
+        metavar="N",
+        help=f"most pages of one list (default {IMPORT_LIMITS.max_pages})",
     )
     command.add_argument(
         "-o",
@@ -443,12 +461,14 @@ def _import(options: argparse.Namespace) -> int:
             print(refusal, file=sys.stderr)
             return EXIT_FAILED
     source = str(options.capture or options.stdio or options.url)
+    limits = Limits(options.timeout, options.max_bytes, options.max_pages)
+    deadline = Deadline(limits.timeout)  # for all of it: the listing, then the processing
     try:
         if options.capture is not None:
-            capture = pipeline.read_capture(options.capture)
+            capture = pipeline.read_capture(options.capture, limits.max_bytes)
         else:
             capture = pipeline.list_server(
-                source, options.stdio is not None, options.era, options.timeout
+                source, options.stdio is not None, options.era, limits, deadline
             )
     except SourceError as error:
         print(error, file=sys.stderr)  # what it quotes is escaped where it is raised
@@ -457,12 +477,17 @@ def _import(options: argparse.Namespace) -> int:
         if not _write_new(options.save_capture, pipeline.capture_text(capture), options.force):
             return EXIT_FAILED
         print(f"{shown(str(options.save_capture))}: capture written", file=sys.stderr)
-    imported = pipeline.import_capture(
-        capture,
-        str(spec or "<stdout>"),
-        options.package,
-        not options.no_shared_definitions,
-    )
+    try:
+        imported = pipeline.import_capture(
+            capture,
+            str(spec or "<stdout>"),
+            options.package,
+            not options.no_shared_definitions,
+            deadline,
+        )
+    except OutOfTime as error:  # nothing is written yet
+        print(f"{shown(source)}: error: {error}", file=sys.stderr)
+        return EXIT_FAILED
     for loss in imported.losses:
         print(shown(loss.render(source)), file=sys.stderr)  # one line: names the server chose
     for diagnostic in imported.diagnostics:

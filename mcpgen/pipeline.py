@@ -26,6 +26,7 @@ from mcpgen.ir import naming
 if TYPE_CHECKING:
     from mcpgen.compare.changes import Change
     from mcpgen.compare.code import Generated
+    from mcpgen.importer.bounds import Deadline, Limits
     from mcpgen.importer.to_spec import Loss
     from mcpgen.ir.model import Api
     from mcpgen.spec.model import Spec
@@ -421,21 +422,22 @@ def _diff(old: Generated, new: Generated) -> list[Change]:
 # --- mcpgen import -----------------------------------------------------------------------------
 
 
-def read_capture(path: Path) -> dict[str, Any]:
-    """A capture file (`tests/corpus/*.json`'s shape). Raises SourceError."""
+def read_capture(path: Path, max_bytes: int | None = None) -> dict[str, Any]:
+    """A capture file (`tests/corpus/*.json`'s shape), of at most `max_bytes`. Raises SourceError."""
     from mcpgen.importer.capture import read_capture as read
 
-    return read(path)
+    return read(path, max_bytes)
 
 
 def list_server(
-    target: str, stdio: bool, era: str = "auto", timeout: float = 60.0
+    target: str, stdio: bool, era: str = "auto", limits: Limits | None = None, deadline: Deadline | None = None
 ) -> dict[str, Any]:
     """What a running server lists (a stdio command line, or a Streamable HTTP URL), every
-    page, as a capture. Raises `SourceError`."""
+    page, as a capture, within `limits` and `deadline` (see `mcpgen.importer.bounds`).
+    Raises `SourceError`."""
     from mcpgen.importer.live import list_server as list_live
 
-    return list_live(target, stdio, era, timeout)
+    return list_live(target, stdio, era, limits, deadline)
 
 
 def capture_text(capture: dict[str, Any]) -> str:
@@ -464,13 +466,29 @@ class Imported:
 
 
 def import_capture(
-    capture: dict[str, Any], spec_name: str, package: str | None = None, share_definitions: bool = True
+    capture: dict[str, Any],
+    spec_name: str,
+    package: str | None = None,
+    share_definitions: bool = True,
+    deadline: Deadline | None = None,
 ) -> Imported:
     """The spec of a capture. The spec is built in memory, exactly as `mcpgen validate`
     would, and its list answers compared with the capture's; every difference is a loss.
     When the build fails, shared definitions are given up first, then the items the errors
     point at are left out (and reported, with the error), until it builds or nothing is left
-    to blame; then the spec is returned with its diagnostics."""
+    to blame; then the spec is returned with its diagnostics. Past `deadline`, wherever it
+    is, it raises `OutOfTime` (see `Deadline.enforced`)."""
+    with deadline.enforced("building the spec in memory") if deadline else nullcontext():
+        return _import_capture(capture, spec_name, package, share_definitions, deadline)
+
+
+def _import_capture(
+    capture: dict[str, Any],
+    spec_name: str,
+    package: str | None,
+    share_definitions: bool,
+    deadline: Deadline | None,
+) -> Imported:
     from mcpgen.importer.compare import served_losses
     from mcpgen.importer.to_spec import spec_data
     from mcpgen.importer.yaml_text import yaml_text
@@ -480,6 +498,8 @@ def import_capture(
     share = share_definitions
     refused: dict[tuple[str, str], str] = {}
     while True:
+        if deadline:  # each round builds the spec again
+            deadline.check("building the spec in memory")
         data, losses = spec_data(capture, chosen, share, refused)
         text = yaml_text(data, IMPORT_HEADER)
         served, diagnostics = _served_capture(text, spec_name)

@@ -29,10 +29,19 @@ class SourceError(Exception):
     """A source that cannot be imported: an unreadable capture, an unreachable server."""
 
 
-def read_capture(path: Path) -> Capture:
-    """The capture in the JSON file at `path`; SourceError names what is wrong, and where."""
+def read_capture(path: Path, max_bytes: int | None = None) -> Capture:
+    """The capture in the JSON file at `path`; SourceError names what is wrong, and where.
+    A file of more than `max_bytes` is refused after reading only that much (it may be a
+    device or a pipe that never ends)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            content = file.read(-1 if max_bytes is None else max_bytes + 1)
+        if max_bytes is not None and len(content) > max_bytes:
+            raise SourceError(
+                f"{shown(str(path))}: error: the capture is larger than --max-bytes {max_bytes}; not read "
+                "(raise --max-bytes if it is really that large)"
+            )
+        text = content.decode("utf-8")
     except FileNotFoundError:
         raise SourceError(f"{shown(str(path))}: error: the capture does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:

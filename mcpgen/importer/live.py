@@ -6,16 +6,23 @@ the SDK's client does), "modern" or "legacy". What the client's types hold is du
 it was sent (`exclude_unset`): a key the server left out stays out, a `null` it sent stays.
 A list entry's keys that the SDK's types do not declare never reach us; a capture file
 keeps them (and the import reports them).
+
+The server is not trusted (see `bounds.py`): the client reads through transports that
+count every byte (`transports.py`), the pages of a list are capped, and the whole listing
+runs under what remains of the import's deadline.
 """
 
 from __future__ import annotations
 
-import os
+import logging
 import shlex
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from mcpgen.importer.bounds import Budget, Deadline, Limits
 from mcpgen.importer.capture import LISTS, Capture, SourceError
+from mcpgen.importer.transports import StdioNotes, counted_http, counted_stdio
 from mcpgen.terminal import shown
 
 # The client's `mode` per era. "modern" discovers too (a pinned version would skip
@@ -28,12 +35,23 @@ def _wire(model: Any) -> dict[str, Any]:
     return dumped
 
 
-async def _all_pages(method: str, fetch: Callable[[str | None], Awaitable[Any]], field: str) -> list[dict[str, Any]]:
-    """Every item of one list, following `nextCursor`; a cursor that comes back again stops it."""
+class _Reading:
+    """What the client is waiting for, to say where a bound was broken."""
+
+    def __init__(self) -> None:
+        self.now = "the handshake"
+
+
+async def _all_pages(
+    method: str, fetch: Callable[[str | None], Awaitable[Any]], field: str, max_pages: int, reading: _Reading
+) -> list[dict[str, Any]]:
+    """Every item of one list, following `nextCursor`; a cursor that comes back again, or
+    more than `max_pages` pages, stops it."""
     items: list[dict[str, Any]] = []
     cursor: str | None = None
     seen: set[str] = set()
-    while True:
+    for number in range(1, max_pages + 1):
+        reading.now = method if number == 1 else f"{method} (page {number})"
         page = await fetch(cursor)
         items.extend(_wire(item) for item in getattr(page, field))
         cursor = page.next_cursor
@@ -42,9 +60,13 @@ async def _all_pages(method: str, fetch: Callable[[str | None], Awaitable[Any]],
         if cursor in seen:
             raise SourceError(f"{method}: the server sent the cursor {cursor!r} twice; its pages never end")
         seen.add(cursor)
+    raise SourceError(
+        f"{method}: the pages did not end after --max-pages {max_pages}; stopped "
+        "(raise --max-pages if this server really has that many)"
+    )
 
 
-async def _list(client: Any, era: str) -> Capture:
+async def _list(client: Any, era: str, max_pages: int, reading: _Reading) -> Capture:
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
     if era == "modern" and client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -83,7 +105,7 @@ async def _list(client: Any, era: str) -> Capture:
     }
     for key, (announced, fetch, field) in fetchers.items():
         if announced is not None:  # a server that does not announce a list may not answer it
-            capture[key] = await _all_pages(LISTS[key], fetch, field)
+            capture[key] = await _all_pages(LISTS[key], fetch, field, max_pages, reading)
     return capture
 
 
@@ -93,32 +115,68 @@ def _leaf_errors(error: BaseException) -> list[BaseException]:
     return [error]
 
 
-def list_server(target: str, stdio: bool, era: str = "auto", timeout: float = 60.0) -> Capture:
-    """What the server at `target` (a command line if `stdio`, else a URL) lists, as a capture.
-    The command runs with this process's environment, as the user's shell would run it.
-    """
-    import anyio
-    from mcp import Client, StdioServerParameters
+def _one_line(text: str) -> str:
+    """An error's text on one line (pydantic's, for one, spans several)."""
+    return " ".join(text.split())
 
-    server: Any = target
-    if stdio:
-        words = shlex.split(target)
-        if not words:
-            raise SourceError("--stdio: the command line is empty")
-        server = StdioServerParameters(command=words[0], args=words[1:], env=dict(os.environ))
+
+@contextmanager
+def _sdk_logging_quiet() -> Iterator[None]:
+    """The SDK logs what it survives (a line that is not JSON, a body it cannot parse) with
+    a traceback, which Python's last-resort handler would print; the import says it in one
+    line of its own instead."""
+    logger = logging.getLogger("mcp")
+    quiet = logging.NullHandler()
+    propagate = logger.propagate
+    logger.addHandler(quiet)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(quiet)
+        logger.propagate = propagate
+
+
+def list_server(
+    target: str, stdio: bool, era: str = "auto", limits: Limits | None = None, deadline: Deadline | None = None
+) -> Capture:
+    """What the server at `target` (a command line if `stdio`, else a URL) lists, as a capture,
+    within `limits` and what remains of `deadline` (the whole of `limits.timeout` if None).
+    The command runs with this process's environment, as the user's shell would run it."""
+    import anyio
+    from mcp import Client
+
+    limits = limits or Limits()
+    deadline = deadline or Deadline(limits.timeout)
+    budget = Budget(limits.max_bytes)
+    notes = StdioNotes()
+    reading = _Reading()
+    words = shlex.split(target) if stdio else []
+    if stdio and not words:
+        raise SourceError("--stdio: error: the command line is empty")
 
     async def run() -> Capture:
-        with anyio.fail_after(timeout):
-            async with Client(server, mode=ERAS[era], read_timeout_seconds=timeout, cache=None) as client:
-                return await _list(client, era)
+        seconds = max(deadline.remaining(), 0)
+        with anyio.fail_after(seconds):
+            server = counted_stdio(words, budget, notes) if stdio else counted_http(target, budget, seconds)
+            async with Client(server, mode=ERAS[era], cache=None) as client:
+                return await _list(client, era, limits.max_pages, reading)
 
     try:
-        return anyio.run(run)
+        with _sdk_logging_quiet():
+            return anyio.run(run)
     except SourceError as error:
         raise SourceError(f"{shown(target)}: error: {shown(str(error))}") from None
     except Exception as exc:  # whatever the transport or the server did, the user gets a sentence
-        reasons = "; ".join(f"{type(leaf).__name__}: {leaf}".rstrip(": ") for leaf in _leaf_errors(exc))
-        if isinstance(exc, TimeoutError):
-            reasons = f"no complete answer within {timeout:g} s"
+        if budget.broken is not None:
+            raise SourceError(f"{shown(target)}: error: {shown(reading.now)}: {budget.broken}") from None
+        leaves = _leaf_errors(exc)
+        if any(isinstance(leaf, TimeoutError) for leaf in leaves):
+            reasons = f"no complete answer to {reading.now} within {deadline.seconds:g} s"
+        else:
+            reasons = f"{reading.now}: " + "; ".join(f"{type(leaf).__name__}: {leaf}".rstrip(": ") for leaf in leaves)
+        also = notes.sentence()
+        if also:
+            reasons += f" ({also})"
         # The server's own words are quoted: escaped, so they cannot drive the terminal.
-        raise SourceError(f"{shown(target)}: error: cannot list the server: {shown(reasons)}") from None
+        raise SourceError(f"{shown(target)}: error: cannot list the server: {shown(_one_line(reasons))}") from None

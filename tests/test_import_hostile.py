@@ -1,0 +1,203 @@
+"""`mcpgen import` against hostile servers and inputs: each ends within its bounds
+(`--timeout`, `--max-bytes`, `--max-pages`) with one line, `<target>: error: ...`, never a
+traceback, with bounded memory, and leaves the user's files as they were.
+
+The servers are real processes (`import_hostile_server.py`: over stdio, started by the
+import; over Streamable HTTP, uvicorn on a free port). Each import runs in a fresh
+interpreter under a measuring parent (`MEASURE`) that reports its wall time and its peak
+memory (`RUSAGE_CHILDREN`: the import and the servers it started), with a hard timeout and
+an address-space limit, so that a regression fails here instead of hanging the run or
+eating the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from helpers import ROOT, http_server
+
+pytestmark = pytest.mark.slow  # every test starts an import, and most a server
+
+HOSTILE = Path(__file__).parent / "import_hostile_server.py"
+HARD_TIMEOUT = 120  # seconds; far above every bound below, only a hang reaches it
+ADDRESS_SPACE = 3 << 30  # the import's own limit: a runaway fails with MemoryError, not the machine
+PEAK_LIMIT_MB = 450  # a bounded import peaks near 150 MB (the defaults hold 32 MiB of answers)
+
+# Runs argv[1:] with its address space limited; prints {rc, seconds, peak_mb, stderr}.
+MEASURE = textwrap.dedent(
+    f"""
+    import json, resource, subprocess, sys, time
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, ({ADDRESS_SPACE}, {ADDRESS_SPACE}))
+    started = time.monotonic()
+    done = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, capture_output=True, text=True, preexec_fn=limited)
+    seconds = time.monotonic() - started
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(json.dumps({{"rc": done.returncode, "seconds": seconds, "peak_mb": peak_mb, "stderr": done.stderr}}))
+    """
+)
+
+
+@dataclass(frozen=True)
+class Run:
+    rc: int
+    seconds: float
+    peak_mb: float
+    stderr: str
+
+
+def measured_import(*arguments: str) -> Run:
+    """`mcpgen import ARGUMENTS`, measured; killed with everything it started after HARD_TIMEOUT."""
+    command = [sys.executable, "-c", MEASURE, sys.executable, "-m", "mcpgen", "import", *arguments]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)
+    try:
+        out, _ = process.communicate(timeout=HARD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"mcpgen import {' '.join(arguments)} was still running after {HARD_TIMEOUT} s", pytrace=False)
+    return Run(**json.loads(out))
+
+
+def assert_one_clear_line(run: Run, target: str, *phrases: str) -> None:
+    lines = run.stderr.strip().splitlines()
+    assert "Traceback" not in run.stderr, run.stderr
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith(f"{target}: error: "), run.stderr
+    for phrase in phrases:
+        assert phrase in lines[0], run.stderr
+    assert run.rc == 1, run
+
+
+@pytest.fixture()
+def users_files(tmp_path: Path) -> tuple[Path, Path]:
+    """A spec and a capture the user already has; `--force` would replace them on success."""
+    spec, capture = tmp_path / "spec.yaml", tmp_path / "capture.json"
+    spec.write_text("mine\n")
+    capture.write_text('{"mine": true}\n')
+    return spec, capture
+
+
+def assert_untouched(files: tuple[Path, Path]) -> None:
+    spec, capture = files
+    assert spec.read_text() == "mine\n"
+    assert capture.read_text() == '{"mine": true}\n'
+    assert sorted(path.name for path in spec.parent.iterdir()) == ["capture.json", "spec.yaml"]
+
+
+# What each hostile server must end with: the phrase in the error, and the --timeout given.
+# Those stopped by a bound are given a long timeout: they must end well before it.
+CASES = {
+    "endless_line": ("--max-bytes", 60),
+    "huge": ("--max-bytes", 60),
+    "gzip_bomb": ("--max-bytes", 60),
+    "endless_events": ("--max-bytes", 60),
+    "endless_pages": ("--max-pages", 60),
+    "empty_pages": ("--max-pages", 60),
+    "silent": ("within 4 s", 4),
+    "drip": ("within 4 s", 4),
+}
+# Stopped by a bound, each must end this long after the server started answering at most.
+QUICK = 30
+
+
+def _check(run: Run, target: str, phrase: str, timeout: int, files: tuple[Path, Path]) -> None:
+    assert_one_clear_line(run, target, phrase)
+    assert run.seconds < (QUICK if timeout > QUICK else timeout + 15), run
+    assert run.peak_mb < PEAK_LIMIT_MB, run
+    assert_untouched(files)
+
+
+def _arguments(timeout: int, files: tuple[Path, Path]) -> list[str]:
+    spec, capture = files
+    return ["-o", str(spec), "--capture", str(capture), "--force", "--timeout", str(timeout)]
+
+
+@pytest.mark.parametrize("mode", sorted(CASES))
+def test_a_hostile_stdio_server_ends_within_the_bounds(mode: str, users_files: tuple[Path, Path]) -> None:
+    phrase, timeout = CASES[mode]
+    target = f"{sys.executable} {HOSTILE} {mode}"
+    run = measured_import("--stdio", target, *_arguments(timeout, users_files))
+    _check(run, target, phrase, timeout, users_files)
+
+
+@pytest.mark.parametrize("mode", sorted(CASES))
+def test_a_hostile_http_server_ends_within_the_bounds(mode: str, users_files: tuple[Path, Path]) -> None:
+    phrase, timeout = CASES[mode]
+    with http_server([sys.executable, str(HOSTILE), mode]) as url:
+        run = measured_import("--url", url, *_arguments(timeout, users_files))
+    _check(run, url, phrase, timeout, users_files)
+
+
+@pytest.mark.parametrize("mode", ["malformed", "not_jsonrpc"])
+def test_a_server_that_answers_with_no_json_rpc_is_one_line(mode: str, users_files: tuple[Path, Path]) -> None:
+    target = f"{sys.executable} {HOSTILE} {mode}"
+    run = measured_import("--stdio", target, *_arguments(4, users_files))
+    _check(run, target, "not JSON-RPC", 4, users_files)
+    with http_server([sys.executable, str(HOSTILE), mode]) as url:
+        run = measured_import("--url", url, *_arguments(30, users_files))
+    _check(run, url, "tools/list", 30, users_files)
+
+
+def test_the_bounds_are_flags_with_their_defaults_in_the_help() -> None:
+    done = subprocess.run([sys.executable, "-m", "mcpgen", "import", "--help"], capture_output=True, text=True)
+    help_text = " ".join(done.stdout.split())
+    for flag in ("--timeout", "--max-bytes", "--max-pages"):
+        assert flag in help_text
+    assert "whole import" in help_text
+
+
+def test_a_lower_max_bytes_refuses_a_server_the_default_accepts(users_files: tuple[Path, Path]) -> None:
+    """The cap counts what was read: the example server's answers are a few kilobytes."""
+    target = f"{sys.executable} {ROOT / 'generated_example' / 'app.py'}"
+    run = measured_import("--stdio", target, *_arguments(60, users_files), "--max-bytes", "1000")
+    _check(run, target, "--max-bytes 1000", 60, users_files)
+
+
+def test_a_capture_larger_than_max_bytes_is_refused_unread(tmp_path: Path, users_files: tuple[Path, Path]) -> None:
+    capture = tmp_path.parent / f"{tmp_path.name}-big.json"
+    capture.write_text('{"serverInfo": {"name": "x", "version": "1"}, "tools": []}' + " " * 5000)
+    spec = users_files[0]
+    run = measured_import(str(capture), "-o", str(spec), "--force", "--max-bytes", "4096")
+    _check(run, str(capture), "--max-bytes 4096", 60, users_files)
+
+
+# --- processing: the deadline holds after the listing too ------------------------------------
+
+
+def chained_capture(count: int) -> dict[str, object]:
+    """Two tools sharing a chain of `count` definitions that differ only at its end."""
+
+    def schema(last: dict[str, str]) -> dict[str, object]:
+        defs: dict[str, object] = {
+            f"D{index}": {"type": "object", "properties": {"next": {"$ref": f"#/$defs/D{index + 1}"}}}
+            for index in range(count - 1)
+        }
+        defs[f"D{count - 1}"] = last
+        return {"type": "object", "properties": {"head": {"$ref": "#/$defs/D0"}}, "$defs": defs}
+
+    return {
+        "serverInfo": {"name": "chain", "version": "1"},
+        "capabilities": {"tools": {}},
+        "tools": [
+            {"name": "a", "inputSchema": schema({"type": "string"})},
+            {"name": "b", "inputSchema": schema({"type": "integer"})},
+        ],
+    }
+
+
+def test_the_timeout_bounds_building_the_spec_too(tmp_path: Path, users_files: tuple[Path, Path]) -> None:
+    """8,000 chained definitions: listing is instant, building the spec in memory is not."""
+    capture = tmp_path.parent / f"{tmp_path.name}-chain.json"
+    capture.write_text(json.dumps(chained_capture(8000)))
+    spec = users_files[0]
+    run = measured_import(str(capture), "-o", str(spec), "--force", "--timeout", "5")
+    _check(run, str(capture), "did not finish within --timeout 5 s", 5, users_files)
