@@ -62,3 +62,10 @@ def test_specs_are_deterministic_and_the_edit_changes_one_description() -> None:
     assert len(changed) == 1
     assert original["tools"][changed[0]]["description"] != edited["tools"][changed[0]]["description"]
     assert list(spec(10)["tools"].items()) == list(original["tools"].items())[:10]
+
+
+@pytest.mark.slow
+def test_import_shared_prints_its_table() -> None:
+    output = _run("import_shared.py", "--sizes", "100,200", "--rounds", "1", "--reference-up-to", "200")
+    assert "shared definitions: chains of N $defs in two tools" in output
+    assert "\n200 " in output

@@ -1,7 +1,7 @@
 """Shared-definition extraction (`mcpgen.importer.shared`): near-linear, and the same output
 as the plain fixpoint it replaced.
 
-The plain algorithm is kept below as the reference (`_reference_extract`, the code as it
+The plain algorithm is kept below as the reference (`reference_extract`, the code as it
 was before the rework): it recomputed every candidate's refs on each round of its fixpoint,
 so a chain of N definitions that differ only at the end took N rounds of N (21 s at 4,000,
 147 s at 8,000). The rework must give the very same definitions and tools, key order
@@ -90,7 +90,7 @@ def _reference_rewritten(schema: dict[str, Json], names: set[str]) -> dict[str, 
     return rewritten
 
 
-def _reference_extract(tools: dict[str, dict[str, Json]]) -> tuple[dict[str, Json], dict[str, dict[str, Json]]]:
+def reference_extract(tools: dict[str, dict[str, Json]]) -> tuple[dict[str, Json], dict[str, dict[str, Json]]]:
     schemas = [tool[key] for tool in tools.values() for key in _SCHEMA_KEYS if isinstance(tool.get(key), dict)]
     shared = _reference_candidates(schemas)
     if not shared:
@@ -128,7 +128,7 @@ def _exactly(value: Json) -> str:
 
 
 def _assert_as_the_reference(tools: dict[str, dict[str, Json]]) -> tuple[dict[str, Json], dict[str, Json]]:
-    expected = _reference_extract(copy.deepcopy(tools))
+    expected = reference_extract(copy.deepcopy(tools))
     given_tools = copy.deepcopy(tools)
     got = extract_shared_definitions(given_tools)
     assert given_tools == tools, "the tools given were changed"
