@@ -48,8 +48,33 @@ def _regex_hint(pattern: str) -> str:
     return "JSON Schema patterns are ECMA-262 (JavaScript) regular expressions"
 
 
+@functools.cache
+def needs_backtracking(pattern: str) -> bool:
+    """Whether a valid `pattern` needs the backtracking engine (a backreference or a
+    lookaround): the linear-time one cannot run it."""
+    try:
+        jsonschema_rs.validator_for({"pattern": pattern}, pattern_options=jsonschema_rs.RegexOptions())
+    except jsonschema_rs.ValidationError:
+        return not regex_problem(pattern)
+    return False
+
+
+_BACKTRACKING_HINT = (
+    "backreferences and lookaround need a backtracking engine, which may take a million steps "
+    "per match; a server checks all of one call's matches within Limits.pattern_budget (0.1 s) "
+    "and refuses calls that need more. Without them, a pattern runs in linear time"
+)
+_BACKTRACKING_NAMES_HINT = (
+    "property names are matched outside any time budget, so one request with many names could "
+    "hold the server for seconds; write the pattern without backreferences and lookaround, or "
+    "check the names in the handler"
+)
+
+
 def bad_regexes(schema: dict[str, Any], path: JsonPath, source: SourceMap) -> Iterator[Diagnostic]:
-    """Every `pattern` and `patternProperties` key that is no ECMA-262 regular expression."""
+    """Every `pattern` and `patternProperties` key that is no ECMA-262 regular expression;
+    a warning for a `pattern` that needs backtracking, an error for such a
+    `patternProperties` key."""
     for at, subschema in iter_subschemas(schema, path):
         pattern = subschema.get("pattern")
         if isinstance(pattern, str) and regex_problem(pattern):
@@ -57,6 +82,13 @@ def bad_regexes(schema: dict[str, Any], path: JsonPath, source: SourceMap) -> It
                 at + ("pattern",),
                 f"pattern '{pattern}' is not a valid regular expression",
                 _regex_hint(pattern),
+                at_value=True,
+            )
+        elif isinstance(pattern, str) and needs_backtracking(pattern):
+            yield source.warning(
+                at + ("pattern",),
+                f"pattern '{pattern}' needs backtracking: checking it can take a million steps per string",
+                _BACKTRACKING_HINT,
                 at_value=True,
             )
         pattern_properties = subschema.get("patternProperties")
@@ -67,6 +99,12 @@ def bad_regexes(schema: dict[str, Any], path: JsonPath, source: SourceMap) -> It
                         at + ("patternProperties", key),
                         f"patternProperties key '{key}' is not a valid regular expression",
                         _regex_hint(key),
+                    )
+                elif needs_backtracking(key):
+                    yield source.error(
+                        at + ("patternProperties", key),
+                        f"patternProperties key '{key}' needs backtracking (a backreference or lookaround)",
+                        _BACKTRACKING_NAMES_HINT,
                     )
 
 

@@ -91,7 +91,8 @@ def allowed_hosts_for(
 
 def resolve_for_binding(host: str) -> list[str]:
     """The addresses a server told to listen on `host` binds (`getaddrinfo` with
-    AI_PASSIVE, as asyncio's `create_server` asks); none when `host` does not resolve."""
+    AI_PASSIVE, as asyncio's `create_server` asks); none when `host` does not resolve.
+    """
     try:
         found = socket.getaddrinfo(
             host.strip("[]") or None,

@@ -41,7 +41,8 @@ implementation-defined server error range: no request was read)."""
 @dataclass
 class _Session:
     client: str | None
-    scope: Scope  # of the request that opened it: the DELETE that ends it is made from it
+    # Of the request that opened it: the DELETE that ends it is made from it.
+    scope: Scope
     last_active: float
     busy: int = 0  # requests in flight other than its GET stream
     streams: set[anyio.CancelScope] = field(default_factory=set)
@@ -88,7 +89,9 @@ class SessionWatch:
         limit = self.max_client_requests
         if limit is not None and self._requests[client] >= limit:
             logger.warning("refused a request: %s has %d in flight", client, limit)
-            message = f"Too many requests at once from this client (the limit is {limit})"
+            message = (
+                f"Too many requests at once from this client (the limit is {limit})"
+            )
             await refuse(send, 429, message)
             return
         self._requests[client] += 1
@@ -136,7 +139,9 @@ class SessionWatch:
         if client is not None and limit is not None:
             if self.sessions_of(client) + self._opening[client] >= limit:
                 logger.warning("refused a session: %s has %d open", client, limit)
-                message = f"Too many open sessions from this client (the limit is {limit})"
+                message = (
+                    f"Too many open sessions from this client (the limit is {limit})"
+                )
                 await refuse(send, 429, message)
                 return
         opened: bytes | None = None
@@ -297,9 +302,7 @@ def _legacy(headers: Any) -> bool:
 def _carries_events(body: bytes) -> bool:
     """Whether a piece of an SSE stream has more than comments (`: ping`) and blank
     lines: keep-alive comments are no activity."""
-    return any(
-        line.strip() and not line.startswith(b":") for line in body.splitlines()
-    )
+    return any(line.strip() and not line.startswith(b":") for line in body.splitlines())
 
 
 async def _status_of(
@@ -319,4 +322,3 @@ async def _status_of(
 
     await app(scope, receive, watch)
     return status
-

@@ -27,6 +27,12 @@ class Limits:
       messages quote what the client sent (invalid values, unknown names); each quote
       is cut to `max_error_chars // 8` characters, and a list of violations stops
       before it would run longer, saying how many were left out.
+    - `pattern_budget`: seconds that matching patterns which need backtracking
+      (backreferences, lookaround) may take over one value: a call's arguments, a
+      result. Beyond, the arguments are refused unchecked (`isError`, or -32602 as
+      the spec says) and a result is an internal error. Each match stops after a
+      million steps anyway (about 16 ms); this bounds them all together. None: no
+      bound but each match's.
 
     Streamable HTTP (`create_app`, `run --http`):
 
@@ -65,6 +71,7 @@ class Limits:
     keep_alive_timeout: int = 5
     max_client_sessions: int | None = 100
     max_client_requests: int | None = 100
+    pattern_budget: float | None = 0.1
 
     def __post_init__(self) -> None:
         for field in fields(self):
