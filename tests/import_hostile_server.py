@@ -17,6 +17,8 @@ MODES (what `tools/list` gets):
   not_jsonrpc     JSON that is not JSON-RPC (a list of numbers), then nothing
   silent          nothing, ever
   drip            a valid answer, one byte every 0.2 s
+  scripted FILE   the lines of FILE, `"@@ID@@"` in each replaced by the request's id (the
+                  fuzz campaign's); over HTTP the last line is the body, FILE read afresh
 Nothing is held in memory beyond a chunk: the measured memory is the importer's.
 """
 
@@ -110,6 +112,15 @@ def gzip_bomb() -> bytes:
 # --- stdio ------------------------------------------------------------------------------------
 
 
+SCRIPT: list[str] = []  # scripted: the file
+
+
+def scripted(request_id: Any) -> list[bytes]:
+    with open(SCRIPT[0], "rb") as file:
+        lines = file.read().split(b"\n")
+    return [line.replace(b'"@@ID@@"', json.dumps(request_id).encode()) for line in lines if line]
+
+
 def serve_stdio(mode: str) -> None:
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
@@ -144,6 +155,9 @@ def serve_stdio(mode: str) -> None:
             out.write(b"this is not JSON {\n")
         elif mode == "not_jsonrpc":
             out.write(b"[1, 2, 3]\n")
+        elif mode == "scripted":
+            for line in scripted(request_id):
+                out.write(line + b"\n")
         elif mode == "drip":
             for byte in page(request_id, None, []) + b"\n":
                 out.write(bytes([byte]))
@@ -212,6 +226,9 @@ def serve_http(mode: str, host: str, port: int) -> None:
             return Response(b"[1, 2, 3]", media_type="application/json")
         if mode == "drip":
             return StreamingResponse(dripping(page(request_id, None, [])), media_type="application/json")
+        if mode == "scripted":
+            lines = scripted(request_id)
+            return Response(lines[-1] if lines else b"", media_type="application/json")
         await anyio.sleep_forever()  # silent
         raise AssertionError("unreachable")
 
@@ -221,6 +238,7 @@ def serve_http(mode: str, host: str, port: int) -> None:
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
+    SCRIPT[:] = arguments[1:2] if arguments[0] == "scripted" else []
     if "--http" in arguments:
         host, port = arguments[arguments.index("--http") + 1].rsplit(":", 1)
         serve_http(arguments[0], host, int(port))

@@ -429,3 +429,34 @@ def test_items_mcpgen_cannot_build_or_serve_alike_are_left_out_or_reported_by_na
         served = anyio.run(server_listings, generated.create_server(stub_implementation(generated.Handlers)), "auto")
     assert [tool["name"] for tool in served["tools"]] == ["fine", "listing"]
     assert identical(served["tools"][0], capture["tools"][0])
+
+
+# --- the deadline ------------------------------------------------------------------------------
+
+
+def test_the_deadline_stops_cpu_bound_work_that_catches_every_exception() -> None:
+    """`--timeout` holds in the middle of a stage too: the timer's OutOfTime is a
+    BaseException, so code that carries on after any Exception (as the checks do) cannot
+    swallow it; the handler and timer that were there before are put back."""
+    import signal
+    import time
+
+    from mcpgen.importer.bounds import Deadline, OutOfTime
+
+    def busy_and_forgiving() -> None:
+        while True:
+            try:
+                sum(range(1000))
+            except Exception:
+                continue
+
+    before = signal.getsignal(signal.SIGALRM)
+    started = time.monotonic()
+    with pytest.raises(OutOfTime, match=r"did not finish within --timeout 0.2 s \(checking\)"):
+        with Deadline(0.2).enforced("checking"):
+            busy_and_forgiving()
+    assert time.monotonic() - started < 2
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    with pytest.raises(OutOfTime):
+        Deadline(0).check("listing")

@@ -17,12 +17,20 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import ROOT, http_server
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from mcpgen.cli import main
 
 pytestmark = pytest.mark.slow  # every test starts an import, and most a server
 
@@ -201,3 +209,118 @@ def test_the_timeout_bounds_building_the_spec_too(tmp_path: Path, users_files: t
     spec = users_files[0]
     run = measured_import(str(capture), "-o", str(spec), "--force", "--timeout", "5")
     _check(run, str(capture), "did not finish within --timeout 5 s", 5, users_files)
+
+
+# --- fuzzing: random answers to tools/list, over stdio and HTTP ---------------------------------
+
+
+def examples(default: int) -> int:
+    return int(os.environ.get("MCPGEN_FUZZ_EXAMPLES", default))
+
+
+def campaign(default: int) -> Any:
+    return settings(
+        max_examples=examples(default),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+        database=None,
+    )
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+SUBSCHEMAS = st.sampled_from(
+    [{"type": "string"}, {"type": "integer"}, {"$ref": "#/$defs/X"}, {"pattern": "(?<=x"}, {}, {"type": "nope"}]
+)
+SCHEMAS = st.one_of(
+    st.just({"type": "object"}),
+    st.fixed_dictionaries(
+        {"type": st.just("object"), "properties": st.dictionaries(st.text(max_size=5), SUBSCHEMAS, max_size=3)},
+        optional={"$defs": st.dictionaries(st.sampled_from(["X", "Y"]), SUBSCHEMAS, max_size=2)},
+    ),
+    JSON,
+)
+TOOLS = st.fixed_dictionaries(
+    {"name": st.text(max_size=12), "inputSchema": SCHEMAS},
+    optional={"description": st.text(max_size=20), "outputSchema": SCHEMAS, "annotations": JSON},
+)
+
+
+def _line(message: Any) -> bytes:
+    return json.dumps(message).encode()
+
+
+def _result(tools: list[Any], cursor: str | None) -> bytes:
+    result: dict[str, Any] = {"tools": tools, "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+    if cursor is not None:
+        result["nextCursor"] = cursor
+    return _line({"jsonrpc": "2.0", "id": "@@ID@@", "result": result})
+
+
+JUNK = st.one_of(
+    st.binary(max_size=40).filter(lambda line: b"\n" not in line),
+    JSON.map(_line),
+    st.builds(lambda data: _line({"jsonrpc": "2.0", "method": "notifications/message", "params": data}), JSON),
+    st.builds(lambda result: _line({"jsonrpc": "2.0", "id": 987, "result": result}), JSON),
+)
+FINAL = st.one_of(
+    st.builds(_result, st.lists(TOOLS, max_size=3), st.none() | st.text(max_size=4)),
+    st.builds(
+        lambda code, message, data: _line({"jsonrpc": "2.0", "id": "@@ID@@", "error": {"code": code, "message": message, "data": data}}),
+        st.integers(),
+        st.text(max_size=20),
+        JSON,
+    ),
+    JSON.map(lambda value: _line({"jsonrpc": "2.0", "id": "@@ID@@", "result": value})),
+    JUNK,
+    st.just(b""),  # nothing more: the import waits out its timeout
+)
+ANSWERS = st.builds(lambda junk, final: b"\n".join([*junk, final]), st.lists(JUNK, max_size=3), FINAL)
+FUZZ_TIMEOUT = 4
+
+
+def _fuzzed_import(target: list[str], shown_target: str, script: Path, answer: bytes, capsys: Any) -> None:
+    """One import of a server that answers `answer`: it succeeds, or ends in one line, in time."""
+    script.write_bytes(answer)
+    spec = script.with_name("spec.yaml")
+    started = time.monotonic()
+    code = main(["import", *target, "-o", str(spec), "--force", "--timeout", str(FUZZ_TIMEOUT), "--max-bytes", "64K"])
+    seconds = time.monotonic() - started
+    captured = capsys.readouterr()
+    event(f"exit {code}")
+    assert code in (0, 1), captured.err
+    assert "Traceback" not in captured.err + captured.out
+    assert seconds < FUZZ_TIMEOUT + 15, seconds
+    if code == 1 and "imported" not in captured.err:  # not one that listed but does not validate
+        lines = captured.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"{shown_target}: error: "), captured.err
+
+
+@campaign(default=12)
+@given(answer=ANSWERS)
+def test_random_answers_over_stdio_end_in_an_import_or_one_line(answer: bytes, capsys: Any) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        script = Path(scratch) / "answer"
+        target = f"{sys.executable} {HOSTILE} scripted {script}"
+        _fuzzed_import(["--stdio", target], target, script, answer, capsys)
+
+
+@pytest.fixture(scope="module")
+def scripted_http() -> Iterator[tuple[str, Path]]:
+    with tempfile.TemporaryDirectory() as scratch:
+        script = Path(scratch) / "answer"
+        script.write_bytes(b"")
+        with http_server([sys.executable, str(HOSTILE), "scripted", str(script)]) as url:
+            yield url, script
+
+
+@campaign(default=12)
+@given(answer=ANSWERS)
+def test_random_answers_over_http_end_in_an_import_or_one_line(
+    answer: bytes, scripted_http: tuple[str, Path], capsys: Any
+) -> None:
+    url, script = scripted_http
+    _fuzzed_import(["--url", url], url, script, answer, capsys)
