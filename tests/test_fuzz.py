@@ -744,3 +744,147 @@ def test_random_messages_over_http_never_crash_the_server(http_url: str, batch: 
         assert response.status_code == 200, response.text[:500]
         final = [reply for reply in http_replies(response) if reply.get("id") == identifier]
         assert final and final[0]["result"]["tools"] == EXPECTED_TOOLS
+
+
+# --------------------------------------------------------------------------- prompt templates
+
+TEMPLATE_ARGUMENTS = ("a", "b", "c")  # declared; "d" is not
+template_whitespace = st.sampled_from([" ", "", "  ", "\r", "\r\n", "\n", "\t", "\x0c"])
+template_text = st.text(
+    alphabet=st.one_of(st.sampled_from("\r\n\t \x00\x1e\x1f{}%#-\"'\\" + "\ue000\uf8ff\U0010fffd"), st.characters(blacklist_categories=["Cs"])),
+    max_size=12,
+)
+
+
+def quoted(text: str) -> str:
+    """A Jinja string literal, sometimes with the backslash escapes it reads."""
+    return json.dumps(text) if text.isprintable() else "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+# Mostly what the subset allows, (a) and `not a` included; sometimes what it refuses.
+valid_expressions = st.one_of(
+    st.sampled_from([*TEMPLATE_ARGUMENTS, "(a)", "((b))", "not c"]),
+    st.tuples(st.sampled_from(TEMPLATE_ARGUMENTS), template_text).map(lambda p: f"{p[0]} | default({quoted(p[1])})"),
+)
+odd_expressions = st.recursive(
+    st.sampled_from(["d", "1", "a.b", "a()", "a == b", "a + b", "a|upper", "range", "not not a", "a if b else c"]),
+    lambda inner: st.one_of(
+        inner.map(lambda e: f"({e})"),
+        inner.map(lambda e: f"not {e}"),
+        inner.map(lambda e: f"[{e}]"),
+        st.sampled_from(['"\\ud83c\\udf81"', '"\\ud800"', '"\\N"', "'\\x1f\\x1e'"]).map(lambda lit: f"a | default({lit})"),
+    ),
+    max_leaves=4,
+)
+template_expressions = st.one_of(*[valid_expressions] * 5, odd_expressions)
+template_tests = st.one_of(*[st.sampled_from([*TEMPLATE_ARGUMENTS, "not a", "(b)", "not (c)"])] * 5, odd_expressions)
+
+
+@st.composite
+def template_tag(draw: Any, opening: str, closing: str, words: str) -> str:
+    """A tag with odd whitespace, and `-` (or, before a block's words, `+`) controls."""
+    strip = st.sampled_from(["", "", "-"])
+    before = st.sampled_from(["", "", "-", "+"]) if opening == "{%" else strip
+    return opening + draw(before) + draw(template_whitespace) + words + draw(template_whitespace) + draw(strip) + closing
+
+
+def block(body: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """An `{% if %}` with its branches, sometimes left open or closed twice."""
+
+    @st.composite
+    def draw_block(draw: Any) -> str:
+        def tag(words: str) -> str:
+            return draw(template_tag("{%", "%}", words))
+
+        text = tag("if " + draw(template_tests)) + draw(body)
+        for _ in range(draw(st.integers(0, 3))):
+            text += tag("elif " + draw(template_tests)) + draw(body)
+        if draw(st.booleans()):
+            text += tag("else") + draw(body)
+        return text + draw(st.sampled_from([tag("endif")] * 8 + ["", tag("endif") * 2, tag("endfor")]))
+
+    return draw_block()
+
+
+def nested(body: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """A body inside 20 to 34 `{% if %}` (the limit is 32), or 90 to 300 (which once crashed
+    Jinja's parser, or the generated server.py), some of them elif chains."""
+    depths = st.one_of(st.integers(20, 34), st.integers(20, 34), st.integers(90, 300))
+    return st.tuples(depths, body, st.sampled_from(["{% if a %}", "{% if b %}{% elif a %}"])).map(
+        lambda p: p[2] * p[0] + p[1] + "{% endif %}" * p[0]
+    )
+
+
+def chain(body: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """One `{% if %}` with 1 to 150 `{% elif %}` (100 once nested too deep for server.py)."""
+    return st.tuples(st.lists(st.tuples(st.sampled_from(TEMPLATE_ARGUMENTS), body), min_size=1, max_size=150), body).map(
+        lambda p: "{% if c %}" + "".join(f"{{% elif {name} %}}{text}" for name, text in p[0]) + "{% else %}" + p[1] + "{% endif %}"
+    )
+
+
+template_pieces = st.one_of(
+    template_text,
+    template_expressions.flatmap(lambda e: template_tag("{{", "}}", e)),
+    template_expressions.flatmap(lambda e: template_tag("{{", "}}", e)),
+    st.sampled_from(["{{", "}}", "{%", "%}", "{#", "#}", "{% raw %}{{ a }}{% endraw %}", "{# a \r #}", "{{ a }", "{% endif %}", "\ud800"]),
+)
+templates = st.recursive(
+    template_pieces,
+    lambda body: st.one_of(*[st.lists(body, min_size=2, max_size=4).map("".join), block(body)] * 2, nested(body), chain(body)),
+    max_leaves=10,
+)
+template_values = st.text(alphabet=st.characters(blacklist_characters="\r", blacklist_categories=["Cs"]), max_size=8)
+
+
+def jinja_rendering(template: str, arguments: dict[str, str]) -> str:
+    """What Jinja itself makes of a template mcpgen accepted: the oracle (Jinja reads every
+    CR as a line end, so mcpgen's answer is compared with its CRs read the same way)."""
+    from jinja2.sandbox import SandboxedEnvironment
+
+    rendered = SandboxedEnvironment(keep_trailing_newline=True).from_string(template).render(**arguments)
+    # Jinja leaves the halves of a `\ud83c\udf81` escape apart; mcpgen serves the character.
+    return rendered.encode("utf-16", "surrogatepass").decode("utf-16")
+
+
+@campaign(default=30)
+@given(
+    texts=st.lists(templates, min_size=1, max_size=2),
+    given_=st.lists(st.dictionaries(st.sampled_from(TEMPLATE_ARGUMENTS), template_values, max_size=3), min_size=1, max_size=3),
+)
+def test_random_prompt_templates_build_and_render_or_are_diagnosed(
+    texts: list[str], given_: list[dict[str, str]], tmp_path_factory: Any
+) -> None:
+    """`validate` (a build in memory) on a spec holding random templates either passes, and
+    the package imports and serves each prompt as Jinja would render it, or it gives
+    positioned diagnostics; never a traceback."""
+    directory = tmp_path_factory.mktemp("prompts")
+    package = f"fuzz_prompts_{next(COUNTER)}"
+    spec = {
+        "mcpgen": 1,
+        "server": {"name": "prompts", "version": "1", "package": package},
+        "prompts": {"p": {"arguments": [{"name": name} for name in TEMPLATE_ARGUMENTS], "messages": [{"role": "user", "text": t} for t in texts]}},
+    }
+    path = directory / "spec.yaml"
+    path.write_text(yaml_json(spec), encoding="utf-8")
+    try:
+        result = build(path)
+    except SpecError as error:
+        event("diagnosed")
+        assert error.diagnostics
+        for diagnostic in error.diagnostics:
+            assert diagnostic.file == str(path) and diagnostic.position.line >= 1 and diagnostic.position.column >= 1
+            assert diagnostic.message and "Traceback" not in diagnostic.message
+        return
+    event("built")
+    apply(result.plan())
+
+    async def serve() -> None:
+        with imported(package, result.directory.parent) as module:
+            async with Client(module.create_server(module.Handlers()), mode="auto") as client:
+                for arguments in given_:
+                    served = (await client.get_prompt("p", arguments)).messages
+                    expected = [jinja_rendering(t, arguments) for t in texts]
+                    as_jinja_reads = [m.content.text.replace("\r\n", "\n").replace("\r", "\n") for m in served]  # type: ignore[union-attr]
+                    assert as_jinja_reads == expected, texts
+
+    anyio.run(serve)

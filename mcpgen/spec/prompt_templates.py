@@ -201,10 +201,26 @@ def _expression(node: nodes.Node) -> Part:
         and isinstance(node.args[0], nodes.Const)
         and isinstance(node.args[0].value, str)
     ):
-        return {"var": node.node.name, "default": node.args[0].value}
+        return {"var": node.node.name, "default": _characters(node.args[0].value)}
     raise PromptTemplateError(
         f"unsupported template expression: {type(node).__name__.lower()}",
     )
+
+
+def _characters(text: str) -> str:
+    """A default's text with the UTF-16 surrogates its `\\u` escapes may spell joined into the
+    characters they stand for; a lone one is no character, and could not be served as JSON."""
+    joined = _SURROGATE_PAIR.sub(lambda pair: pair[0].encode("utf-16", "surrogatepass").decode("utf-16"), text)
+    if _SURROGATE.search(joined):
+        raise PromptTemplateError(
+            "a default text has a \\u escape of a lone UTF-16 surrogate, which is not a character",
+            "write the character itself, or both halves of its surrogate pair",
+        )
+    return joined
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def _merge(parts: list[Part]) -> list[Part]:
