@@ -170,6 +170,7 @@ _SPELLINGS = {
 
 # Deeper than any real spec; protects the generator's recursion from hostile input.
 MAX_DEPTH = 128
+_DEPTH_HINT = f"a spec may nest at most {MAX_DEPTH} mappings and lists inside one another"
 
 
 class _Builder:
@@ -191,7 +192,7 @@ class _Builder:
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node)
         if len(path) > MAX_DEPTH:
-            self._problem(node, f"the document is nested more than {MAX_DEPTH} levels deep")
+            self._problem(node, f"the document is nested more than {MAX_DEPTH} levels deep", _DEPTH_HINT)
             return None
         if id(node) in self.open:
             self._problem(node, "an alias refers to a collection that contains it", "specs must be finite trees")
@@ -291,6 +292,29 @@ def yaml_hint(error: yaml.MarkedYAMLError) -> str | None:
     return next((hint for fragment, hint in _YAML_HINTS if fragment in words), None)
 
 
+def _too_deep(text: str, file: str) -> Diagnostic:
+    """Where a document too deep to compose first nests more than MAX_DEPTH collections:
+    the parser's events come one at a time, without recursion."""
+    depth = 0
+    position = Position(1, 1)
+    parser = _Loader(text)
+    try:
+        while parser.check_event():
+            event: Any = parser.get_event()  # type: ignore[no-untyped-call]  # (untyped in the stubs)
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH + 1 and event.start_mark:  # as `_Builder` counts: the root is at depth 0
+                    position = Position(event.start_mark.line + 1, event.start_mark.column + 1)
+                    break
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        pass
+    finally:
+        parser.dispose()
+    return Diagnostic(file, position, f"the document is nested more than {MAX_DEPTH} levels deep", _DEPTH_HINT)
+
+
 def load_yaml(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
     """Parse one YAML document into JSON-compatible data, its source map, and the problems
     found on the way (duplicate keys, odd tags), which do not stop the other checks."""
@@ -310,7 +334,7 @@ def _load(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
     except yaml.YAMLError as exc:
         raise SpecError([Diagnostic(file, Position(1, 1), f"invalid YAML: {exc}")]) from None
     except RecursionError:
-        raise SpecError([Diagnostic(file, Position(1, 1), "the document is nested too deeply")]) from None
+        raise SpecError([_too_deep(text, file)]) from None
     if root is None:
         raise SpecError([Diagnostic(file, Position(1, 1), "the spec is empty", "start from `mcpgen init`")])
     builder = _Builder(source, max(MAX_NODES, len(text)))
