@@ -171,6 +171,9 @@ def list_server(
         if budget.broken is not None:
             raise SourceError(f"{shown(target)}: error: {shown(reading.now)}: {budget.broken}") from None
         leaves = _leaf_errors(exc)
+        ours = [leaf for leaf in leaves if isinstance(leaf, SourceError)]
+        if ours:  # raised by `_list` inside the client's task groups, which wrapped it
+            raise SourceError(f"{shown(target)}: error: {shown(str(ours[0]))}") from None
         if any(isinstance(leaf, TimeoutError) for leaf in leaves):
             reasons = f"no complete answer to {reading.now} within {deadline.seconds:g} s"
         else:

@@ -46,7 +46,9 @@ class Limits:
       limit.
     - `max_client_requests`: requests one client may have in flight at once, open
       GET and `subscriptions/listen` streams included; beyond, 429. None: no limit.
-    - `max_request_body`: bytes in one request body; larger is refused (413).
+    - `max_request_body`: bytes in one request body; larger is refused (413). The
+      SDK parses a body on the event loop, about 70 ms a MiB of small values on a slow
+      core: 1 MiB is far more than a model writes into one call.
     - `body_timeout`: seconds a client may take to send a request's body, from its
       headers on; slower is refused (408).
 
@@ -64,7 +66,7 @@ class Limits:
     max_error_chars: int = 4000
     max_sessions: int | None = 1000
     session_idle_timeout: float | None = 600.0
-    max_request_body: int = 4 * 1024 * 1024
+    max_request_body: int = 1024 * 1024
     body_timeout: float | None = 30.0
     header_timeout: float | None = 10.0
     max_connections: int | None = 1000

@@ -1,0 +1,349 @@
+"""Abuse benchmark: hostile requests against a real generated server over HTTP, while a
+well-behaved client lists its tools.
+
+    python benchmarks/abuse.py [--duration S] [--only NAME,NAME] [--abusers N]
+
+A package is built from a small spec (`SPEC` below: tools with an array argument, a map
+argument, an array of strings under a pattern that needs backtracking, and a nested
+argument) and served by `python app.py --http` with the defaults of `Limits` (but
+`max_request_body`, which `--body-limit` sets, and each abuse's size with it). For each
+abuse in turn, N abusers send that request back to back for S seconds while one
+well-behaved client, in a process of its own, calls `tools/list` in a loop on its own
+connection. Printed per abuse: the well-behaved client's answers and p50/p99/max latency,
+the abusive requests answered and how (HTTP status, `isError`), and the server's peak
+resident memory during the abuse (VmHWM, reset before each abuse through clear_refs).
+
+The goal (issue 19): the well-behaved client's worst latency under 250 ms and the
+server's peak memory under 300 MB, in every case. `baseline` is no abuse at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+BENCHMARKS = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCHMARKS))
+
+from common import PYTHON, console_script, free_port, print_table  # noqa: E402
+
+MODERN = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+BACKTRACKING = "^(a|a)+\\1$"  # a backreference: only a backtracking engine can run it
+
+SPEC = f"""\
+mcpgen: 1
+output: .
+server: {{name: abuse-target, version: 1.0.0, package: abuse_target}}
+tools:
+  tag:
+    description: Tags items by number.
+    inputSchema:
+      type: object
+      properties:
+        items: {{type: array, items: {{type: integer}}}}
+      required: [items]
+  label:
+    description: Counts labels.
+    inputSchema:
+      type: object
+      properties:
+        labels: {{type: object, additionalProperties: {{type: integer}}}}
+      required: [labels]
+  words:
+    description: Checks doubled words.
+    inputSchema:
+      type: object
+      properties:
+        words: {{type: array, items: {{type: string, pattern: {json.dumps(BACKTRACKING)}}}}}
+      required: [words]
+  tree:
+    description: Walks a tree.
+    inputSchema:
+      type: object
+      properties:
+        tree: {{$ref: "#/$defs/node"}}
+      required: [tree]
+      $defs:
+        node:
+          type: object
+          properties:
+            name: {{type: string}}
+            children: {{type: array, items: {{$ref: "#/$defs/node"}}}}
+          required: [name]
+"""
+
+APP = """\
+import os
+
+from abuse_target import Context, Handlers, LabelInput, Limits, TagInput, TreeInput, WordsInput, run
+
+
+class Target(Handlers):
+    async def tag(self, args: TagInput, ctx: Context) -> str:
+        return f"{len(args.items)} items"
+
+    async def label(self, args: LabelInput, ctx: Context) -> str:
+        return "labels"
+
+    async def words(self, args: WordsInput, ctx: Context) -> str:
+        return f"{len(args.words)} words"
+
+    async def tree(self, args: TreeInput, ctx: Context) -> str:
+        return "a tree"
+
+
+if __name__ == "__main__":
+    run(Target(), limits=Limits(max_request_body=int(os.environ.get("ABUSE_BODY_LIMIT", Limits().max_request_body))))
+"""
+
+
+def _call(tool: str, arguments: Any) -> bytes:
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments, "_meta": META}}
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"name": "leaf", "children": [], "x": 1}
+    for _ in range(depth):
+        node = {"name": 1, "children": [node]}  # every level breaks the schema: name is no string
+    return node
+
+
+def _abuses(limit: int) -> dict[str, tuple[str, bytes]]:
+    """name -> (tool, request body), each as large as fits within `limit` bytes (the
+    server's `max_request_body`), and one over it."""
+    items = limit // 4 - 100  # `"x",` is four bytes
+    return {
+        "baseline": ("", b""),
+        f"invalid array items ({items:,})": ("tag", _call("tag", {"items": ["x"] * items})),
+        f"invalid map values ({limit // 14:,})": ("label", _call("label", {"labels": {f"k{i}": "x" for i in range(limit // 14)}})),
+        f"valid array ({limit // 2 - 1000:,} integers)": ("tag", _call("tag", {"items": [7] * (limit // 2 - 1000)})),
+        "backtracking pattern (1,000 items)": (
+            "words",
+            _call("words", {"words": ["a" * 30 + format(i, "x") for i in range(1000)]}),
+        ),
+        f"backtracking pattern ({limit // 38:,} items)": (
+            "words",
+            _call("words", {"words": ["a" * 30 + format(i, "x") for i in range(limit // 38)]}),
+        ),
+        "nested invalid tree (150 levels)": ("tree", _call("tree", {"tree": _nested(150)})),
+        f"invalid long strings ({limit // 1003:,} x 1 KB)": ("tag", _call("tag", {"items": ["y" * 1000] * (limit // 1003)})),
+        "a body over the limit (4x)": ("tag", _call("tag", {"items": ["x"] * items * 4})),
+    }
+
+
+HEADERS = {
+    "Content-Type": "application/json",
+    "Accept": "application/json, text/event-stream",
+    "MCP-Protocol-Version": MODERN,
+    "Mcp-Method": "tools/call",
+}
+
+# The well-behaved client, in a process of its own: tools/list in a loop on one connection
+# for the given seconds; prints its latencies (s) as JSON.
+GOOD_CLIENT = """\
+import json, sys, time
+import httpx2
+
+url, duration = sys.argv[1], float(sys.argv[2])
+body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": %s}}).encode()
+headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+           "MCP-Protocol-Version": "%s", "Mcp-Method": "tools/list"}
+latencies, failures = [], 0
+with httpx2.Client(timeout=30) as client:
+    client.post(url, content=body, headers=headers, timeout=600)  # the server may still digest the last abuse
+    print("ready", flush=True)
+    sys.stdin.readline()
+    until = time.perf_counter() + duration
+    while time.perf_counter() < until:
+        sent = time.perf_counter()
+        try:
+            response = client.post(url, content=body, headers=headers)
+            ok = response.status_code == 200 and b'"tools"' in response.content
+        except Exception:  # a timeout, or the server gone: a failure, measured
+            ok = False
+        latencies.append(time.perf_counter() - sent)
+        failures += not ok
+        time.sleep(0.01)
+print(json.dumps({"latencies": latencies, "failures": failures}))
+""" % (json.dumps(META), MODERN)
+
+
+@contextmanager
+def _serving(folder: Path, body_limit: int) -> Iterator[tuple[str, int]]:
+    port = free_port()
+    log = tempfile.TemporaryFile(mode="w+")
+    process = subprocess.Popen(
+        [PYTHON, "app.py", "--http", f"127.0.0.1:{port}"], cwd=folder, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        env=dict(os.environ, ABUSE_BODY_LIMIT=str(body_limit)),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        import socket
+
+        while True:
+            if process.poll() is not None:
+                log.seek(0)
+                raise SystemExit(f"the server exited:\n{log.read()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("the server did not listen") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp", process.pid
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _reset_peak(pid: int) -> None:
+    Path(f"/proc/{pid}/clear_refs").write_text("5")  # resets VmHWM to the current RSS
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+def _abuse_loop(url: str, tool: str, body: bytes, until: float, outcomes: Counter[str]) -> None:
+    import httpx2
+
+    headers = dict(HEADERS, **{"Mcp-Name": tool})
+    with httpx2.Client(timeout=30) as client:
+        while time.perf_counter() < until:
+            try:
+                response = client.post(url, content=body, headers=headers)
+            except httpx2.HTTPError as error:
+                outcomes[type(error).__name__] += 1
+                continue
+            if response.status_code != 200:
+                outcomes[f"HTTP {response.status_code}"] += 1
+            elif b'"isError":true' in response.content:
+                outcomes["isError"] += 1
+            elif b'"error":' in response.content[:200]:
+                outcomes[f"error {json.loads(response.content)['error']['code']}"] += 1
+            else:
+                outcomes["ok"] += 1
+
+
+def measure(url: str, pid: int, tool: str, body: bytes, duration: float, abusers: int) -> dict[str, Any]:
+    good = subprocess.Popen(
+        [PYTHON, "-c", GOOD_CLIENT, url, str(duration)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert good.stdin is not None and good.stdout is not None
+    good.stdout.readline()  # "ready": connected and served once
+    _reset_peak(pid)
+    outcomes: Counter[str] = Counter()
+    until = time.perf_counter() + duration
+    good.stdin.write("go\n")
+    good.stdin.flush()
+    threads = [
+        threading.Thread(target=_abuse_loop, args=(url, tool, body, until, outcomes)) for _ in range(abusers if body else 0)
+    ]
+    for thread in threads:
+        thread.start()
+    report = json.loads(good.stdout.read().strip().splitlines()[-1])
+    for thread in threads:
+        thread.join()
+    good.wait()
+    latencies = report["latencies"]
+    return {
+        "answers": len(latencies),
+        "failures": report["failures"],
+        "p50": _percentile(latencies, 0.5),
+        "p99": _percentile(latencies, 0.99),
+        "max": max(latencies, default=float("nan")),
+        "peak_mb": _peak_rss_mb(pid),
+        "outcomes": outcomes,
+    }
+
+
+def build(folder: Path, tree: Path | None = None) -> None:
+    (folder / "spec.yaml").write_text(SPEC)
+    (folder / "app.py").write_text(APP)
+    if tree is None:
+        command = [console_script("mcpgen"), "build", "spec.yaml"]
+    else:  # another checkout's generator, and so its runtime (`git worktree add`)
+        command = [PYTHON, "-c", f"import sys; sys.path.insert(0, {str(tree)!r}); from mcpgen.cli import main; sys.exit(main())"]
+        command += ["build", "spec.yaml"]
+    result = subprocess.run(command, cwd=folder, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"mcpgen build failed:\n{result.stdout}\n{result.stderr}")
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds of each abuse (default 5)")
+    parser.add_argument("--abusers", type=int, default=2, help="abusive clients at once (default 2)")
+    parser.add_argument(
+        "--body-limit", type=int, default=1024 * 1024, help="the server's max_request_body (default: Limits' default, 1 MiB)"
+    )
+    parser.add_argument("--only", help="comma-separated abuse names (substrings) to run")
+    parser.add_argument("--tree", type=Path, help="build with the mcpgen of this checkout (e.g. an older commit)")
+    options = parser.parse_args(argv)
+    abuses = _abuses(options.body_limit)
+    if options.only:
+        wanted = options.only.split(",")
+        abuses = {name: abuse for name, abuse in abuses.items() if name == "baseline" or any(w in name for w in wanted)}
+    results: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        build(folder, options.tree)
+        with _serving(folder, options.body_limit) as (url, pid):
+            for name, (tool, body) in abuses.items():
+                results[name] = measure(url, pid, tool, body, options.duration, options.abusers)
+                print(f"{name}: {results[name]}", file=sys.stderr, flush=True)
+
+    def ms(value: float) -> str:
+        return f"{value * 1000:.0f} ms"
+
+    rows = [
+        [
+            name,
+            f"{len(abuses[name][1]) / 1e6:.1f} MB" if abuses[name][1] else "-",
+            str(r["answers"]),
+            ms(r["p50"]),
+            ms(r["p99"]),
+            ms(r["max"]),
+            f"{r['peak_mb']:.0f} MB",
+            ", ".join(f"{k} {v}" for k, v in sorted(r["outcomes"].items())) or "-",
+            "ok" if r["max"] < 0.25 and r["peak_mb"] < 300 and not r["failures"] else "OVER",
+        ]
+        for name, r in results.items()
+    ]
+    print_table(
+        f"Well-behaved tools/list client during each abuse ({options.abusers} abusers, {options.duration:g} s each)",
+        ["abuse", "body", "lists", "p50", "p99", "max", "server peak RSS", "abusive answers", "goal"],
+        rows,
+    )
+    return results
+
+
+if __name__ == "__main__":
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    main()
