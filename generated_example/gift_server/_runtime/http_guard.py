@@ -8,7 +8,8 @@ DNS rebinding: a web page on evil.example makes the browser resolve its own name
 name. The server sees `Host: evil.example`, so refusing Host names it does not
 answer to stops it. The SDK checks this only for exactly 127.0.0.1, localhost and
 ::1, and case-sensitively; this does it for any loopback, private (RFC 1918,
-fc00::/7) or link-local bind address, without regard to case.
+fc00::/7) or link-local bind address, without regard to case, and decides from the
+address bound, however it was written (`127.1`, `2130706433`, a host name).
 
 Pure ASGI and standard library only.
 """
@@ -17,7 +18,14 @@ from __future__ import annotations
 
 import ipaddress
 import math
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+import socket
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Iterable,
+    MutableMapping,
+    Sequence,
+)
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -46,36 +54,70 @@ _PRIVATE = [
 
 
 def allowed_hosts_for(
-    bind_host: str, allowed_hosts: Iterable[str] | None = None
+    bind_host: str,
+    allowed_hosts: Iterable[str] | None = None,
+    *,
+    addresses: Sequence[str] | None = None,
 ) -> frozenset[str] | None:
     """The host names requests may carry in `Host` and `Origin` (any port), or None
     when any is accepted.
 
-    `allowed_hosts`, when given, decides (`"*"` among them: any host). Otherwise a
-    server bound to a loopback address (or `localhost`) answers to that address,
-    `localhost`, `127.0.0.1` and `[::1]`; one bound to a private or link-local
-    address answers to that address only; one bound to a public or wildcard address
-    (0.0.0.0, ::) or a host name accepts any host, as it sits behind a proxy or
-    load balancer that decides.
+    `allowed_hosts`, when given, decides (`"*"` among them: any host). Otherwise the
+    addresses the server is bound to decide, not how `bind_host` is written:
+    `addresses` (as the sockets report them), else what `bind_host` resolves to for
+    binding, so `127.1`, `2130706433`, `localhost` and a host name of 127.0.1.1 are
+    all loopback. Bound to loopback only, the server answers to `bind_host`, those
+    addresses, `localhost`, `127.0.0.1` and `[::1]`; to private or link-local (and
+    loopback) addresses only, to `bind_host` and those addresses; to any public or
+    wildcard address (0.0.0.0, ::), or to a name that does not resolve, to any host,
+    as it sits behind a proxy or load balancer that decides.
     """
     if allowed_hosts is not None:
-        names = [_normal(host) for host in allowed_hosts]
-        return None if "*" in names else frozenset(names)
-    host = bind_host.strip("[]")
-    if host.lower() == "localhost":
-        return frozenset(LOOPBACK_NAMES)
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
+        given = [_normal(host) for host in allowed_hosts]
+        return None if "*" in given else frozenset(given)
+    if addresses is None:
+        addresses = resolve_for_binding(bind_host)
+    bound = [_ip(address) for address in addresses]
+    if not bound:
         return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
-    name = _normal(f"[{host}]" if address.version == 6 else host)
-    if address.is_loopback:
-        return frozenset({name, *LOOPBACK_NAMES})
-    if any(address in network for network in _PRIVATE):
-        return frozenset({name})
+    names = {_normal(bind_host), *(_address_name(address) for address in bound)}
+    if all(address.is_loopback for address in bound):
+        return frozenset({*names, *LOOPBACK_NAMES})
+    if all(
+        address.is_loopback or any(address in network for network in _PRIVATE)
+        for address in bound
+    ):
+        return frozenset(names)
     return None
+
+
+def resolve_for_binding(host: str) -> list[str]:
+    """The addresses a server told to listen on `host` binds (`getaddrinfo` with
+    AI_PASSIVE, as asyncio's `create_server` asks); none when `host` does not resolve.
+    """
+    try:
+        found = socket.getaddrinfo(
+            host.strip("[]") or None,
+            None,
+            type=socket.SOCK_STREAM,
+            flags=socket.AI_PASSIVE,
+        )
+    except (OSError, UnicodeError):
+        return []
+    return list(dict.fromkeys(str(info[4][0]) for info in found))
+
+
+def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """An address as a socket reports it (`fe80::1%eth0`, `::ffff:127.0.0.1`), the
+    IPv4 address in place of an IPv4-mapped one."""
+    ip = ipaddress.ip_address(address.partition("%")[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        return ip.ipv4_mapped
+    return ip
+
+
+def _address_name(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    return f"[{address}]" if address.version == 6 else str(address)
 
 
 def _normal(host: str) -> str:

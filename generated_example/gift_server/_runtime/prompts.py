@@ -61,9 +61,11 @@ def render_template(parts: Sequence[Any], arguments: Mapping[str, str]) -> str:
 
     A template is a list of parts: text; `{"var": name, "default"?: text}`, the
     argument's value (or the default, or nothing); and
-    `{"if": name, "not": bool, "then": parts, "else": parts}`, which renders `then`
-    when the argument is given and non-empty (absent or empty with `not`), else
-    `else`. Argument values are only ever printed, never read as templates.
+    `{"if": name, "not": bool, "then": parts, "elif"?: [...], "else": parts}`, which
+    renders `then` when the argument is given and non-empty (absent or empty with
+    `not`), else the `then` of the first `elif` entry (`{"if", "not", "then"}`) whose
+    test holds, else `else`. Argument values are only ever printed, never read as
+    templates.
     """
     text: list[str] = []
     for part in parts:
@@ -76,10 +78,12 @@ def render_template(parts: Sequence[Any], arguments: Mapping[str, str]) -> str:
                 else part.get("default", "")
             )
         else:
-            chosen = bool(arguments.get(part["if"])) != part["not"]
-            text.append(
-                render_template(part["then"] if chosen else part["else"], arguments)
-            )
+            chosen = part["else"]
+            for branch in (part, *part.get("elif", ())):
+                if bool(arguments.get(branch["if"])) != branch["not"]:
+                    chosen = branch["then"]
+                    break
+            text.append(render_template(chosen, arguments))
     return "".join(text)
 
 

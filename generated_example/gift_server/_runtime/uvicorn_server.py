@@ -11,6 +11,7 @@ Imported only to serve HTTP, so a server on stdio never loads uvicorn. Behind
 from __future__ import annotations
 
 import asyncio
+import errno
 import socket
 import sys
 from typing import Any
@@ -98,6 +99,49 @@ class AnnouncingServer(uvicorn.Server):
         )
 
 
-def run_uvicorn(app: Any, config: dict[str, Any]) -> None:
-    """Serve `app` with uvicorn, with `config` (uvicorn.Config's keyword arguments)."""
-    AnnouncingServer(uvicorn.Config(app, **config)).run()
+def bind_sockets(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address `host` resolves to for binding, at `port`, as
+    uvicorn (asyncio's `create_server`) would bind them: `localhost` may give
+    127.0.0.1 and ::1, `127.1` gives 127.0.0.1.
+
+    Bound here, before the app is made, so that the addresses really bound decide its
+    DNS-rebinding defaults (see `http_guard.allowed_hosts_for`). Raises OSError when
+    `host` does not resolve or an address cannot be bound.
+    """
+    infos = socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            mapped = family == socket.AF_INET6 and str(address[0]).startswith("::ffff:")
+            if family == socket.AF_INET6 and not mapped:
+                # As asyncio: an IPv6 socket takes IPv6 only (an IPv4-mapped address
+                # cannot be bound otherwise).
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRNOTAVAIL and len(infos) > 1:
+                    # As asyncio: that family is not enabled here (no IPv6, say).
+                    sockets.pop().close()
+                    continue
+                raise
+        if not sockets:
+            raise OSError(errno.EADDRNOTAVAIL, f"no address of {host!r} can be bound")
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def run_uvicorn(
+    app: Any, config: dict[str, Any], sockets: list[socket.socket] | None = None
+) -> None:
+    """Serve `app` with uvicorn, with `config` (uvicorn.Config's keyword arguments), on
+    `sockets` when given (see `bind_sockets`), else on config's host and port."""
+    AnnouncingServer(uvicorn.Config(app, **config)).run(sockets=sockets)

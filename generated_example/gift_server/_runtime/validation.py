@@ -15,8 +15,12 @@ array items.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from functools import cache
+from time import perf_counter
 from typing import Any, get_args
 
 from mcp.shared.exceptions import MCPError
@@ -34,26 +38,238 @@ def json_path(path: Iterable[str | int]) -> str:
     )
 
 
+class ArgumentsTooCostly(Exception):
+    """Checking a value against its schema would cost more than `Limits.pattern_budget`
+    allows: the value is refused unchecked."""
+
+
+@dataclass
+class Report:
+    """The violations of a value: `lines` (`<JSON path>: <message>`, sorted), and whether
+    that is every one (`complete`) or only the first found, for a value too large to look
+    for all of them."""
+
+    lines: list[str]
+    complete: bool = True
+
+    def __bool__(self) -> bool:
+        return bool(self.lines)
+
+
+FULL_REPORT_VALUES = 1000
+"""Values (objects, arrays and scalars, at any depth) up to which every violation is
+listed. jsonschema-rs collects a value's violations all at once, about 10 us each, so a
+4 MiB array of a million wrong items cost 10 s and 1.6 GB on the event loop; beyond this
+size only the first violation is looked for, which stops where it is found."""
+
+_SLOW_MATCH = 0.001  # seconds
+
+PATTERN_STEPS = 1_000_000
+"""Backtracking steps one match of a pattern may take (patterns with backreferences or
+lookaround; the others run in linear time): about 16 ms of work at most."""
+
+
 class SchemaValidator:
-    """One served JSON Schema, compiled once."""
+    """One served JSON Schema, compiled once.
+
+    Patterns that need backtracking (backreferences, lookaround) are each matched within
+    `PATTERN_STEPS`, and all of one value's matches within a budget of seconds: a
+    thousand strings that each take the most steps would otherwise hold the event loop
+    for 16 s. Such schemas check `pattern` through `_BudgetedPattern`; the others run
+    wholly in jsonschema-rs.
+    """
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         # Imported with the first schema compiled, not with the server: 4 ms of a cold
         # start to the first `tools/list`, which needs no validator.
         import jsonschema_rs
 
-        self._validator = jsonschema_rs.validator_for(dict(schema))
+        options = jsonschema_rs.FancyRegexOptions(backtrack_limit=PATTERN_STEPS)
+        keywords: dict[str, type[jsonschema_rs.KeywordValidator]] | None = (
+            {"pattern": _BudgetedPattern} if _backtracking_patterns(schema) else None
+        )
+        self._validator = jsonschema_rs.validator_for(
+            dict(schema), pattern_options=options, keywords=keywords
+        )
 
-    def violations(self, instance: Any) -> list[str]:
-        """Every way `instance` breaks the schema, each with its JSON path, in a stable
-        order; [] when it is valid."""
+    def violations(self, instance: Any, pattern_budget: float | None = None) -> Report:
+        """Every way `instance` breaks the schema (or the first, for a large value), each
+        with its JSON path, in a stable order; empty when it is valid. Raises
+        `ArgumentsTooCostly` when matching its patterns that need backtracking takes more
+        than `pattern_budget` seconds (None: no bound but each match's steps)."""
+        spent = _Spent(pattern_budget)
+        token = _SPENT.set(spent)
+        try:
+            report = self._violations(instance)
+        finally:
+            _SPENT.reset(token)
+        if spent.exhausted:
+            raise ArgumentsTooCostly(pattern_budget)
+        return report
+
+    def _violations(self, instance: Any) -> Report:
+        import jsonschema_rs
+
         if self._validator.is_valid(instance):
-            return []
-        errors = [
-            (json_path(error.instance_path), error.message)
-            for error in self._validator.iter_errors(instance)
-        ]
-        return [f"{path}: {message}" for path, message in sorted(errors)]
+            return Report([])
+        if _exhausted():
+            return Report([])  # raised by `violations`
+        if _values_up_to(instance, FULL_REPORT_VALUES) <= FULL_REPORT_VALUES:
+            errors = sorted(
+                (json_path(error.instance_path), _message(error))
+                for error in self._validator.iter_errors(instance)
+            )
+            return Report([f"{path}: {message}" for path, message in errors])
+        try:
+            self._validator.validate(instance)
+        except jsonschema_rs.ValidationError as error:
+            return Report(
+                [f"{json_path(error.instance_path)}: {_message(error)}"], complete=False
+            )
+        return Report([])  # valid after all: a budget that ran out in between
+
+
+def _message(error: Any) -> str:
+    """jsonschema-rs's message, but for the engine's step limit, said as what it means
+    instead of the engine's own words."""
+    return _STEP_LIMIT_MESSAGE if _is_step_limit(error) else str(error.message)
+
+
+def _is_step_limit(error: Any) -> bool:
+    return type(error.kind).__name__ == "BacktrackLimitExceeded"
+
+
+_STEP_LIMIT_MESSAGE = (
+    f"cannot be matched against its pattern within {PATTERN_STEPS:,} backtracking steps"
+)
+
+
+def _values_up_to(instance: Any, limit: int) -> int:
+    """How many values `instance` holds, itself included, counting no further than
+    just past `limit` (walking iterators, so nothing is allocated per item)."""
+    count = 0
+    pending: list[Iterator[Any]] = [iter((instance,))]
+    while pending and count <= limit:
+        value = next(pending[-1], _END)
+        if value is _END:
+            pending.pop()
+            continue
+        count += 1
+        if isinstance(value, dict):
+            pending.append(iter(value.values()))
+        elif isinstance(value, list):
+            pending.append(iter(value))
+    return count
+
+
+_END = object()
+
+
+def _backtracking_patterns(schema: Any) -> bool:
+    """Whether a `pattern` in `schema` needs the backtracking engine. Any dict's
+    "pattern" string counts, a value's included: at worst a schema is checked with the
+    budget for nothing."""
+    pending = [schema]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            pattern = value.get("pattern")
+            if isinstance(pattern, str) and _backtracks(pattern):
+                return True
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
+
+
+@cache
+def _backtracks(pattern: str) -> bool:
+    """Whether the linear-time engine cannot run `pattern` (nor, then, a bad one)."""
+    import jsonschema_rs
+
+    try:
+        jsonschema_rs.validator_for(
+            {"pattern": pattern}, pattern_options=jsonschema_rs.RegexOptions()
+        )
+    except jsonschema_rs.ValidationError:
+        return True
+    return False
+
+
+@dataclass
+class _Spent:
+    """The pattern matching of one value's check: seconds spent, out of `limit`."""
+
+    limit: float | None
+    seconds: float = 0.0
+    exhausted: bool = False
+    # The verdicts of slow matches: a refused value is checked twice (whether it is
+    # valid, then how it is not), and a slow match should cost its time once.
+    slow: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+
+_SPENT: ContextVar[_Spent | None] = ContextVar("mcpgen_pattern_budget", default=None)
+
+
+def _exhausted() -> bool:
+    spent = _SPENT.get()
+    return spent is not None and spent.exhausted
+
+
+@cache
+def _matcher(pattern: str) -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(
+        {"pattern": pattern},
+        pattern_options=jsonschema_rs.FancyRegexOptions(backtrack_limit=PATTERN_STEPS),
+    )
+
+
+class _BudgetedPattern:
+    """The `pattern` keyword, as jsonschema-rs runs it, within the budget of the value
+    being checked. Once the budget is spent every string fails at once, unmatched, so
+    that the check ends; `SchemaValidator.violations` then refuses the value as a whole.
+    """
+
+    def __init__(
+        self, parent_schema: dict[str, Any], value: Any, schema_path: list[str | int]
+    ) -> None:
+        self.pattern = value
+        self.matcher = _matcher(value)
+
+    def validate(self, instance: Any) -> None:
+        if not isinstance(instance, str):
+            return
+        spent = _SPENT.get() or _Spent(None)
+        if spent.exhausted:
+            raise ValueError("not checked: the pattern budget is spent")
+        key = (self.pattern, instance)
+        if key in spent.slow:
+            problem = spent.slow[key]
+        else:
+            started = perf_counter()
+            problem = self._problem(instance)
+            took = perf_counter() - started
+            spent.seconds += took
+            if took > _SLOW_MATCH:
+                spent.slow[key] = problem
+            if spent.limit is not None and spent.seconds > spent.limit:
+                spent.exhausted = True
+        if problem is not None:
+            raise ValueError(f"{_quoted(instance)} {problem}")
+
+    def _problem(self, instance: str) -> str | None:
+        for error in self.matcher.iter_errors(instance):
+            if _is_step_limit(error):
+                return _STEP_LIMIT_MESSAGE
+            return f'does not match "{self.pattern}"'  # as jsonschema-rs words it
+        return None
+
+
+def _quoted(text: str, limit: int = 200) -> str:
+    quoted = json.dumps(text, ensure_ascii=False)
+    return quoted if len(quoted) <= limit else quoted[: limit - 4] + '..."'
 
 
 class SchemaValidators:
@@ -115,10 +331,10 @@ def _has_aliases(model: type[BaseModel]) -> bool:
         if current in seen:
             continue
         seen.add(current)
-        for name, field in current.model_fields.items():
-            if (field.alias or name) != name:
+        for name, info in current.model_fields.items():
+            if (info.alias or name) != name:
                 return True
-            pending += _models_in(field.annotation)
+            pending += _models_in(info.annotation)
     return False
 
 
@@ -161,11 +377,13 @@ def conform(
     what: str,
     *,
     wrap: bool = False,
+    pattern_budget: float | None = None,
 ) -> Any:
     """The JSON of a handler's value, checked against the model and the spec's schema.
 
     `what` names the source for messages ("tool 'x'"); `wrap` serves the JSON as
-    `{"result": ...}` (a non-object tool output). A value of the wrong shape is logged
+    `{"result": ...}` (a non-object tool output); `pattern_budget` bounds the check's
+    backtracking patterns, as for arguments (a handler may echo what a client sent). A value of the wrong shape is logged
     and becomes an internal error (-32603): it never reaches the client, so one tool
     always answers in one shape.
     """
@@ -176,7 +394,10 @@ def conform(
     else:
         if wrap:
             data = {"result": data}
-        violations = validator.violations(data)
+        try:
+            violations = validator.violations(data, pattern_budget).lines
+        except ArgumentsTooCostly:
+            violations = ["$: its patterns cannot be checked within the pattern budget"]
         if not violations:
             return data
     logger.error(

@@ -16,6 +16,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from .http_guard import RequestGuard, allowed_hosts_for
+from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
 from .server import GeneratedServer
 
@@ -27,6 +28,7 @@ def http_app(
     stateless: bool = False,
     allowed_hosts: Sequence[str] | None = None,
     limits: Limits | None = None,
+    bound: Sequence[str] | None = None,
 ) -> Any:
     """The ASGI app serving Streamable HTTP at /mcp.
 
@@ -36,10 +38,13 @@ def http_app(
 
     DNS-rebinding protection: requests must name an allowed host in `Host` and
     `Origin` (any port, any case). `allowed_hosts` lists them (`["*"]`: any);
-    without it, a server whose `host` is a loopback address allows that address,
-    localhost, 127.0.0.1 and [::1], one whose `host` is a private or link-local
-    address allows that address, and others allow any (see http_guard.py).
-    `limits` (default: the server's) bound sessions and request bodies.
+    without it, the addresses bound decide (`bound`, as the sockets report them;
+    else what `host` resolves to): loopback ones allow `host`, them, localhost,
+    127.0.0.1 and [::1]; private or link-local ones allow `host` and them; public
+    or wildcard ones allow any (see http_guard.py).
+    `limits` (default: the server's) bound sessions, what one client may hold open,
+    and request bodies; idle sessions are closed, their GET streams included (see
+    http_sessions.py).
     """
     # Imported here: a server on stdio does not need starlette, nor its import time.
     from mcp.server.transport_security import TransportSecuritySettings
@@ -56,9 +61,17 @@ def http_app(
             enable_dns_rebinding_protection=False
         ),
     )
+    # Starlette runs the middleware added last first: RequestGuard refuses foreign
+    # hosts before SessionWatch counts anything.
+    app.add_middleware(
+        SessionWatch,
+        idle_timeout=None if stateless else limits.session_idle_timeout,
+        max_client_sessions=limits.max_client_sessions,
+        max_client_requests=limits.max_client_requests,
+    )
     app.add_middleware(
         RequestGuard,
-        allowed=allowed_hosts_for(host, allowed_hosts),
+        allowed=allowed_hosts_for(host, allowed_hosts, addresses=bound),
         max_body=limits.max_request_body,
         body_timeout=limits.body_timeout,
     )
@@ -115,8 +128,9 @@ def serve(
         dest="allowed_hosts",
         metavar="HOST",
         help="HTTP: a host name clients may send in Host and Origin (repeatable; "
-        "'*' for any). Default: the --http host if it is a loopback or private "
-        "address (and localhost, 127.0.0.1, [::1] for loopback), else any",
+        "'*' for any). Default: the --http host and the addresses it binds if they "
+        "are loopback or private (and localhost, 127.0.0.1, [::1] for loopback), "
+        "else any",
     )
     options = parser.parse_args(argv)
     # Logs go to stderr: on stdio, stdout carries the protocol.
@@ -138,15 +152,20 @@ def serve(
     if not host or not port.isdigit():
         parser.error(f"--http needs HOST:PORT, not {options.http!r}")
     # Imported here: a server on stdio does not need uvicorn, nor its import time.
-    from .uvicorn_server import header_timeout_protocol, run_uvicorn
+    from .uvicorn_server import bind_sockets, header_timeout_protocol, run_uvicorn
 
     host = host.strip("[]")  # an IPv6 address, e.g. [::1]:8000
+    try:
+        sockets = bind_sockets(host, int(port))
+    except OSError as exc:
+        parser.exit(1, f"cannot listen on {options.http}: {exc.strerror or exc}\n")
     app = http_app(
         server,
         host=host,
         stateless=options.stateless,
         allowed_hosts=options.allowed_hosts or allowed_hosts,
         limits=limits,
+        bound=[str(sock.getsockname()[0]) for sock in sockets],
     )
     protocol: type[Any] | str = "h11"
     if limits.header_timeout is not None:
@@ -162,6 +181,7 @@ def serve(
             "limit_concurrency": limits.max_connections,
             "timeout_keep_alive": limits.keep_alive_timeout,
         },
+        sockets,
     )
 
 

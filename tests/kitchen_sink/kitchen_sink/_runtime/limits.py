@@ -29,14 +29,28 @@ class Limits:
       messages quote what the client sent (invalid values, unknown names); each quote
       is cut to `max_error_chars // 8` characters, and a list of violations stops
       before it would run longer, saying how many were left out.
+    - `pattern_budget`: seconds that matching patterns which need backtracking
+      (backreferences, lookaround) may take over one value: a call's arguments, a
+      result. Beyond, the arguments are refused unchecked (`isError`, or -32602 as
+      the spec says) and a result is an internal error. Each match stops after a
+      million steps anyway (about 16 ms); this bounds them all together. None: no
+      bound but each match's.
 
     Streamable HTTP (`create_app`, `run --http`):
 
     - `max_sessions`: 2025-11-25 sessions open at once; beyond, a new session is
       refused (503) until one ends. None: no limit.
     - `session_idle_timeout`: seconds after which a session with no request in flight
-      and no open stream is closed.
-    - `max_request_body`: bytes in one request body; larger is refused (413).
+      and no traffic on its GET stream is closed, the stream with it (keep-alive
+      comments are no traffic).
+    - `max_client_sessions`: 2025-11-25 sessions one client (a remote IPv4 address,
+      an IPv6 /64) may have open at once; beyond, a new one is refused (429). None: no
+      limit.
+    - `max_client_requests`: requests one client may have in flight at once, open
+      GET and `subscriptions/listen` streams included; beyond, 429. None: no limit.
+    - `max_request_body`: bytes in one request body; larger is refused (413). The
+      SDK parses a body on the event loop, about 70 ms a MiB of small values on a slow
+      core: 1 MiB is far more than a model writes into one call.
     - `body_timeout`: seconds a client may take to send a request's body, from its
       headers on; slower is refused (408).
 
@@ -54,11 +68,14 @@ class Limits:
     max_error_chars: int = 4000
     max_sessions: int | None = 1000
     session_idle_timeout: float | None = 600.0
-    max_request_body: int = 4 * 1024 * 1024
+    max_request_body: int = 1024 * 1024
     body_timeout: float | None = 30.0
     header_timeout: float | None = 10.0
     max_connections: int | None = 1000
     keep_alive_timeout: int = 5
+    max_client_sessions: int | None = 100
+    max_client_requests: int | None = 100
+    pattern_budget: float | None = 0.1
 
     def __post_init__(self) -> None:
         for field in fields(self):

@@ -239,7 +239,11 @@ class ResourceTable:
         """The contents of `uri` (`shown` in messages) from a handler's value."""
         if model is not None:
             data = conform(
-                model_of(model), self.validators[name], value, f"resource {shown!r}"
+                model_of(model),
+                self.validators[name],
+                value,
+                f"resource {shown!r}",
+                pattern_budget=limits_of(self.server).pattern_budget,
             )
             return types.TextResourceContents(
                 uri=uri, mime_type=mime_type, text=json.dumps(data, ensure_ascii=False)

@@ -33,7 +33,14 @@ from .limits import bounded, clip, limits_of
 from .log import logger
 from .model_ref import ModelRef, model_of
 from .pagination import Pages
-from .validation import SchemaValidators, conform, typed
+from .validation import (
+    FULL_REPORT_VALUES,
+    ArgumentsTooCostly,
+    Report,
+    SchemaValidators,
+    conform,
+    typed,
+)
 
 if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
@@ -156,15 +163,21 @@ class ToolTable:
             name = clip(name, limits_of(self.server).quote_chars)
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}", {"tool": name})
         arguments = params.arguments or {}
+        limits = limits_of(self.server)
         # The JSON Schema first: it is what the client saw, and its messages say so.
-        violations = self.input_validators[name].violations(arguments)
-        if violations:
-            return self._invalid_arguments(name, violations)
+        try:
+            report = self.input_validators[name].violations(
+                arguments, limits.pattern_budget
+            )
+        except ArgumentsTooCostly as exc:
+            return self._too_costly(name, exc.args[0])
+        if report:
+            return self._invalid_arguments(name, report)
         args = typed(model_of(binding.input_model), arguments, f"tool {name!r}")
         try:
             value = await call_handler(
                 lambda: binding.call(args, Context(ctx, self.server)),
-                limits_of(self.server).handler_timeout,
+                limits.handler_timeout,
             )
         except InputRequired as asking:
             return asking.result
@@ -187,23 +200,46 @@ class ToolTable:
             return self._structured(name, binding, value.value, extra)
         return self._structured(name, binding, value, [])
 
-    def _invalid_arguments(
-        self, name: str, violations: list[str]
-    ) -> types.CallToolResult:
+    def _invalid_arguments(self, name: str, report: Report) -> types.CallToolResult:
         # A violation quotes the value: bound what a huge or much-broken value costs.
         limits = limits_of(self.server)
         header = f"Invalid arguments for tool '{name}':"
         shown, left_out = bounded(
-            violations, limits, limits.max_error_chars - len(header)
+            report.lines, limits, limits.max_error_chars - len(header)
         )
         lines = [header, *(f"- {v}" for v in shown)]
         if left_out:
             lines.append(f"({left_out} more not shown)")
-        message = "\n".join(lines)
+        if not report.complete:
+            lines.append(
+                f"(the arguments hold more than {FULL_REPORT_VALUES:,} values: "
+                "only the first violation found is shown)"
+            )
+        data: dict[str, Any] = {"tool": name, "errors": shown}
+        if left_out:
+            data["more"] = left_out
+        if not report.complete:
+            data["complete"] = False
+        return self._refused(name, "\n".join(lines), data)
+
+    def _too_costly(self, name: str, budget: float) -> types.CallToolResult:
+        logger.warning(
+            "tool %r: arguments refused, their patterns took over %g s to check",
+            name,
+            budget,
+        )
+        message = (
+            f"Invalid arguments for tool '{name}': they could not be checked within "
+            f"{budget * 1000:g} ms (matching patterns that need backtracking); "
+            "send fewer or shorter strings."
+        )
+        return self._refused(name, message, {"tool": name, "errors": []})
+
+    def _refused(
+        self, name: str, message: str, data: dict[str, Any]
+    ) -> types.CallToolResult:
+        """Arguments refused, as the spec's `invalid_arguments` says."""
         if self.arguments_are_protocol_errors:
-            data: dict[str, Any] = {"tool": name, "errors": shown}
-            if left_out:
-                data["more"] = left_out
             raise MCPError(INVALID_PARAMS, message, data)
         return error_result(message)
 
@@ -221,6 +257,7 @@ class ToolTable:
             value,
             f"tool {name!r}",
             wrap=binding.wrapped,
+            pattern_budget=limits_of(self.server).pattern_budget,
         )
         # The spec asks for the JSON as text too, for clients that only read content.
         serialized = types.TextContent(text=json.dumps(structured, ensure_ascii=False))
