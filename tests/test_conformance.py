@@ -69,3 +69,33 @@ def test_every_scored_scenario_passes(fixture_url: str, version: str, tmp_path: 
     assert len(scored) >= 30, result.stdout[-3000:] + result.stderr[-3000:]
     assert failing == [], result.stdout[-5000:]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_custom_header_scenario_passes_every_check(fixture_url: str, tmp_path: Path) -> None:
+    """SEP-2243's x-mcp-header (issue 20): the suite leaves this scenario unscored ("pending")
+    under --requirements 2026-07-28, so the test above would not notice it failing; every one
+    of its checks (Base64 values, literal look-alikes, a missing header) must pass."""
+    tools = require_node_tools()
+    result = subprocess.run(
+        [
+            str(tools / "node_modules" / ".bin" / "conformance"),
+            "server",
+            "--url",
+            fixture_url,
+            "--scenario",
+            "http-custom-header-server-validation",
+            "-o",
+            str(tmp_path / "results"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=node_environment(tools, tmp_path),
+        cwd=tmp_path,
+    )
+    checks = re.search(r"Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings", result.stdout)
+    assert checks is not None, result.stdout[-3000:] + result.stderr[-3000:]
+    passed, total, failed, warnings = map(int, checks.groups())
+    assert (passed, failed, warnings) == (total, 0, 0), result.stdout[-5000:]
+    assert total >= 6, result.stdout[-5000:]
+    assert result.returncode == 0, result.stdout[-3000:]

@@ -34,6 +34,7 @@ from conformance_server import (  # noqa: E402
 from conformance_server.models import (  # noqa: E402
     JsonSchema202012ToolInput,
     TestAudioContentInput,
+    TestCustomHeaderInput,
     TestElicitationInput,
     TestElicitationSep1034DefaultsInput,
     TestElicitationSep1330EnumsInput,
@@ -175,6 +176,9 @@ class ConformanceFixtures(Handlers):
 
     async def json_schema_2020_12_tool(self, args: JsonSchema202012ToolInput, ctx: Context) -> ToolContent:
         return f"Received: {args.model_dump_json(exclude_none=True)}"
+
+    async def test_custom_header(self, args: TestCustomHeaderInput, ctx: Context) -> ToolContent:
+        return f"Region: {args.region}"
 
     async def test_input_required_result_elicitation(
         self, args: TestInputRequiredResultElicitationInput, ctx: Context
