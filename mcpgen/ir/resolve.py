@@ -26,6 +26,7 @@ from mcpgen.spec.assets import read_asset
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
+    map_children,
     pointed,
     ref_target,
     rewrite_refs,
@@ -81,9 +82,9 @@ def object_root(schema: dict[str, Json], definitions: dict[str, Json]) -> str | 
 def _inline_pointers(node: Json, root: dict[str, Json], depth: int = 0) -> Json:
     """`{$ref: "#/properties/start"}` replaced by a copy of what it points to, for the model
     generator, which would otherwise make the pointer a wrapper class of its own. A pointer
-    inside an inlined copy becomes "anything" rather than expand without end."""
-    if isinstance(node, list):
-        return [_inline_pointers(item, root, depth) for item in node]
+    inside an inlined copy becomes "anything" rather than expand without end. Only schema
+    positions are walked: a `$ref` inside an `enum`, `const`, `default` or `examples` value
+    is data, and stays as written."""
     if not isinstance(node, dict):
         return node
     ref = node.get("$ref")
@@ -99,7 +100,7 @@ def _inline_pointers(node: Json, root: dict[str, Json], depth: int = 0) -> Json:
         rest = {key: value for key, value in node.items() if key != "$ref"}
         inlined = _inline_pointers(target, root, depth + 1)
         return {**inlined, **rest} if isinstance(inlined, dict) else inlined
-    return {key: _inline_pointers(value, root, depth) for key, value in node.items()}
+    return map_children(node, lambda child: _inline_pointers(child, root, depth))
 
 
 class _Models:

@@ -133,6 +133,23 @@ def map_subschemas(schema: Any, change: Callable[[dict[str, Any]], dict[str, Any
     return change(result)
 
 
+def map_children(schema: dict[str, Any], change: Callable[[Any], Any]) -> dict[str, Any]:
+    """A new mapping of `schema` with `change` applied to each of its direct subschemas;
+    every other value (data: `enum`, `const`, `default`, `examples`, unknown keywords) is
+    kept as it is, never looked into."""
+    result: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in SCHEMA_MAPS and isinstance(value, dict):
+            result[key] = {name: change(child) for name, child in value.items()}
+        elif key in _LIST_KEYWORDS and isinstance(value, list):
+            result[key] = [change(item) for item in value]
+        elif key in SCHEMA_VALUES:
+            result[key] = change(value)
+        else:
+            result[key] = value
+    return result
+
+
 def iter_refs(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, str]]:
     """Every `$ref` in a schema, with its path."""
     for at, subschema in iter_subschemas(schema, path):
