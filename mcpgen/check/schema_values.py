@@ -2,9 +2,11 @@
 `default`/`const`/`enum`/`examples` values that their own schema rejects, and `required`
 properties that `additionalProperties: false` forbids.
 
-JSON Schema prescribes ECMA-262 regular expressions, which `jsonschema_rs` implements
-(Python's `re` is another dialect: `\\p{L}` is fine in ECMA-262, an error in `re`), so
-regexes and values are checked with it.
+JSON Schema prescribes ECMA-262 regular expressions (Python's `re` is another dialect:
+`\\p{L}` is fine in ECMA-262, an error in `re`). A pattern must be ECMA-262 as JavaScript
+reads it (`ecma_regex`), so that clients that check schemas accept it, and one that
+jsonschema-rs, the generated server's validator, compiles: it is more lenient than
+ECMA-262 in some ways and stricter in others. Values are checked with jsonschema-rs.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 import functools
 import json
 import re
+import warnings
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
 import jsonschema_rs
 
+from mcpgen.check.ecma_regex import ecma262_hint, ecma262_problem
 from mcpgen.diagnostics import Diagnostic, did_you_mean
 from mcpgen.spec.json_schema import iter_subschemas
 from mcpgen.spec.source import JsonPath, SourceMap
@@ -31,8 +35,8 @@ def _shown(value: Any, limit: int = 60) -> str:
 
 
 @functools.cache  # specs repeat their patterns, and compiling one is the cost
-def regex_problem(pattern: str) -> bool:
-    """Whether `pattern` is not an ECMA-262 regular expression."""
+def engine_refuses(pattern: str) -> bool:
+    """Whether jsonschema-rs, the generated server's validator, cannot compile `pattern`."""
     try:
         jsonschema_rs.validator_for({"pattern": pattern})
     except jsonschema_rs.ValidationError:
@@ -40,12 +44,60 @@ def regex_problem(pattern: str) -> bool:
     return False
 
 
-def _regex_hint(pattern: str) -> str:
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        return f"Python's re reads it the same way: {exc}"
-    return "JSON Schema patterns are ECMA-262 (JavaScript) regular expressions"
+def regex_problem(pattern: str) -> bool:
+    """Whether `pattern` is no ECMA-262 regular expression, or one the server cannot run."""
+    return ecma262_problem(pattern) is not None or engine_refuses(pattern)
+
+
+def _python_problem(pattern: str) -> str | None:
+    with warnings.catch_warnings():  # re's FutureWarnings about nested sets are not the point
+        warnings.simplefilter("ignore")
+        try:
+            re.compile(pattern)
+        except (re.error, OverflowError, RecursionError) as exc:
+            return str(exc)
+    return None
+
+
+def _regex_hint(pattern: str, problem: str) -> str:
+    better = ecma262_hint(pattern, problem)
+    if better is not None:
+        return better
+    python = _python_problem(pattern)
+    if python is not None:
+        return f"Python's re reads it the same way: {python}"
+    return f"JSON Schema patterns are ECMA-262; JavaScript's RegExp (u flag) says: {problem}"
+
+
+# ECMA-262 that jsonschema-rs (Rust's regex engines underneath) does not take, and the spelling it does.
+_ENGINE_HINTS = (
+    (re.compile(r"\\k<"), "refer to the group by number (\\1): jsonschema-rs has no named backreferences"),
+    (re.compile(r"\(\?<[^=!>]*[^\w=!>]"), "name groups with letters, digits and _ only"),
+    (re.compile(r"(?<!\\)(?:\\\\)*\\0"), "write NUL as \\x00"),
+    (re.compile(r"\[\\b\]|\[[^\]]*\\b"), "write a backspace as \\x08"),
+    (re.compile(r"\[\^?\]"), "write any character as [\\s\\S], and drop a [] that matches nothing"),
+    (re.compile(r"\\u[dD][89a-fA-F]"), "write the character itself, or its code point as \\u{1F600}"),
+)
+_ENGINE_HINT = (
+    "generated servers check arguments with jsonschema-rs, which lacks this construct "
+    "(or this large a repetition count); write it another way"
+)
+
+
+def _engine_hint(pattern: str) -> str:
+    return next((hint for construct, hint in _ENGINE_HINTS if construct.search(pattern)), _ENGINE_HINT)
+
+
+def _regex_diagnostic(source: SourceMap, path: JsonPath, what: str, pattern: str, at_value: bool) -> Diagnostic | None:
+    """The error for a pattern that is no ECMA-262, or that the server's validator cannot run."""
+    problem = ecma262_problem(pattern)
+    if problem is not None:
+        message = f"{what} '{pattern}' is not a valid regular expression"
+        return source.error(path, message, _regex_hint(pattern, problem), at_value=at_value)
+    if engine_refuses(pattern):
+        message = f"{what} '{pattern}' is ECMA-262, but generated servers cannot check it"
+        return source.error(path, message, _engine_hint(pattern), at_value=at_value)
+    return None
 
 
 @functools.cache
@@ -77,13 +129,11 @@ def bad_regexes(schema: dict[str, Any], path: JsonPath, source: SourceMap) -> It
     `patternProperties` key."""
     for at, subschema in iter_subschemas(schema, path):
         pattern = subschema.get("pattern")
-        if isinstance(pattern, str) and regex_problem(pattern):
-            yield source.error(
-                at + ("pattern",),
-                f"pattern '{pattern}' is not a valid regular expression",
-                _regex_hint(pattern),
-                at_value=True,
-            )
+        bad = (
+            _regex_diagnostic(source, at + ("pattern",), "pattern", pattern, True) if isinstance(pattern, str) else None
+        )
+        if bad is not None:
+            yield bad
         elif isinstance(pattern, str) and needs_backtracking(pattern):
             yield source.warning(
                 at + ("pattern",),
@@ -94,12 +144,9 @@ def bad_regexes(schema: dict[str, Any], path: JsonPath, source: SourceMap) -> It
         pattern_properties = subschema.get("patternProperties")
         if isinstance(pattern_properties, dict):
             for key in pattern_properties:
-                if regex_problem(key):
-                    yield source.error(
-                        at + ("patternProperties", key),
-                        f"patternProperties key '{key}' is not a valid regular expression",
-                        _regex_hint(key),
-                    )
+                bad = _regex_diagnostic(source, at + ("patternProperties", key), "patternProperties key", key, False)
+                if bad is not None:
+                    yield bad
                 elif needs_backtracking(key):
                     yield source.error(
                         at + ("patternProperties", key),
