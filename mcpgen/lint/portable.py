@@ -7,6 +7,7 @@ can read without fetching or guessing anything. Each rule names its sources.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 
@@ -60,7 +61,21 @@ SELF_CONTAINED = Rule(
     "change how refs resolve, so this conservative rule warns",
 )
 
-RULES = (TOOL_NAME, TOOL_COUNT, DESCRIPTION_LENGTH, DIALECT, SELF_CONTAINED)
+TYPE_ARRAY = Rule(
+    "portable/type-array",
+    "warning",
+    "write one type per schema, and a union as `anyOf`: `anyOf: [{type: string}, {type: 'null'}]` "
+    "(OpenAI's strict mode takes it too)",
+    "Clients that read one `type` per schema: the MCP Inspector's tool forms dispatch on a single type string "
+    "(TUI: 'no array-valued `type`', github.com/modelcontextprotocol/inspector/issues/2015; web: "
+    "inspector/issues/1928, 2026-08); Gemini function declarations have no list of types, nullability is their "
+    "own `nullable` field, and other schemas get HTTP 400 (github.com/pleaseai/shunt/pull/454, "
+    "github.com/netease-lcap/wave-agent/pull/284); atomic-agents dropped such tools "
+    "(github.com/Eigenwise/atomic-agents/pull/283); the Inspector's strict mode flags them (mcpgen issue 20); "
+    "read 2026-12-01",
+)
+
+RULES = (TOOL_NAME, TOOL_COUNT, DESCRIPTION_LENGTH, DIALECT, SELF_CONTAINED, TYPE_ARRAY)
 
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 MAX_TOOLS = 50
@@ -89,6 +104,15 @@ def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
                 source, root + ("$schema",), f"this schema declares the dialect '{dialect}'", at_value=True
             )
         for path, subschema in iter_subschemas(schema, root):
+            types = subschema.get("type")
+            if isinstance(types, list):
+                yield TYPE_ARRAY.finding(
+                    source,
+                    path + ("type",),
+                    f"type {_shown_types(types)} is a list",
+                    _type_array_hint(types),
+                    at_value=True,
+                )
             for key in ("$dynamicRef", "$recursiveRef"):
                 if key in subschema:
                     yield SELF_CONTAINED.finding(source, path + (key,), f"'{key}' resolves at run time")
@@ -96,3 +120,18 @@ def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
                 yield SELF_CONTAINED.finding(
                     source, path + ("$id",), "a nested `$id` changes how refs below it resolve"
                 )
+
+
+def _shown_types(types: list[object]) -> str:
+    return "[" + ", ".join(json.dumps(item) if item == "null" else str(item) for item in types) + "]"
+
+
+def _type_array_hint(types: list[object]) -> str | None:
+    """The `anyOf` (or single `type`) that says the same, written out for these types."""
+    if len(types) == 1:
+        return f"write `type: {types[0]}`"
+    branches = ", ".join(f"{{type: {json.dumps(item) if item == 'null' else item}}}" for item in types)
+    return (
+        f"write `anyOf: [{branches}]`, with the other keywords in the branch they constrain "
+        "(OpenAI's strict mode takes anyOf too)"
+    )
