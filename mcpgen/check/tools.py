@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from mcpgen.check.param_headers import check_param_headers
 from mcpgen.diagnostics import Diagnostic
 from mcpgen.spec.format import NAME_PATTERN
 from mcpgen.spec.model import Spec
@@ -49,3 +50,4 @@ def check_tools(spec: Spec) -> Iterator[Diagnostic]:
                     "declare the widget under 'resources' with that uri",
                     at_value=True,
                 )
+    yield from check_param_headers(spec)
