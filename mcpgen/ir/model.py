@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mcpgen.spec.param_headers import header_map
 from mcpgen.spec.source import JsonPath
 
 Json = Any
@@ -33,6 +34,11 @@ class ToolIR:
     def output_schema(self) -> dict[str, Json] | None:
         schema: dict[str, Json] | None = self.wire.get("outputSchema")
         return schema
+
+    @property
+    def param_headers(self) -> dict[tuple[str, ...], str]:
+        """Property path -> `x-mcp-header`: what 2026-07-28 HTTP calls send as `Mcp-Param-*`."""
+        return header_map(self.input_schema)
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,11 @@ class Api:
     completions: dict[tuple[str, str], dict[str, list[str]]] | None
     # Where the spec writes each model's schema, by class name (for diagnostics of the model generator).
     model_sources: dict[str, JsonPath] = field(default_factory=dict)
+
+    @property
+    def param_headers(self) -> dict[str, dict[tuple[str, ...], str]]:
+        """Tool name -> its `x-mcp-header`s, for the tools that have any."""
+        return {tool.name: headers for tool in self.tools if (headers := tool.param_headers)}
 
     @property
     def static_resources(self) -> tuple[ResourceIR, ...]:
