@@ -54,3 +54,20 @@ def test_a_generated_100_tool_package_is_black_clean(tmp_path: Path) -> None:
     assert black.returncode == 0, black.stdout + black.stderr
     ruff = _run("ruff", "check", "--no-cache", package)
     assert ruff.returncode == 0, ruff.stdout + ruff.stderr
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="left to their owners: _runtime/client.py (PYI034 on Unset.__new__, SIM114) and the typed "
+    "client's `int | float` parameters (PYI041); remove this mark when they are fixed",
+)
+@pytest.mark.parametrize("spec", ["gift_server", "conformance", "kitchen_sink"])
+def test_fresh_packages_pass_ruff_defaults_and_the_repository_config(spec: str, tmp_path: Path) -> None:
+    # A user's own ruff reaches generated code unless told otherwise: with no configuration
+    # (`--isolated`: ruff's defaults, which grow with ruff) and with this repository's, it
+    # finds nothing. Built fresh, so the committed packages' age does not matter.
+    package = str(build_and_write(ROOT / "specs" / f"{spec}.yaml", tmp_path / spec).directory)
+    defaults = _run("ruff", "check", "--no-cache", "--isolated", "--target-version", "py311", package)
+    assert defaults.returncode == 0, defaults.stdout + defaults.stderr
+    configured = _run("ruff", "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), package)
+    assert configured.returncode == 0, configured.stdout + configured.stderr

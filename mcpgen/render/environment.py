@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import jinja2
@@ -122,6 +123,21 @@ def markdown_json(value: Any) -> str:
     return "".join(c if c.isprintable() or c == "\n" else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else json.dumps(c)[1:-1] for c in text)
 
 
+def _natural(name: str) -> list[str | int]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name) if part]
+
+
+def dunder_all_order(names: Iterable[str]) -> list[str]:
+    """`__all__` in the order ruff's default RUF022 keeps (isort style): CONSTANTS, then
+    Classes, then the rest, each in natural order (`Item2` before `Item10`), case-sensitive."""
+
+    def key(name: str) -> tuple[int, list[str | int]]:
+        kind = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
+        return kind, _natural(name)
+
+    return sorted(names, key=key)
+
+
 @functools.cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -133,6 +149,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["py"] = python_literal
+    env.filters["all_order"] = dunder_all_order
     env.filters["docstring"] = docstring
     env.filters["py_lines"] = python_lines
     env.filters["one_line"] = one_line

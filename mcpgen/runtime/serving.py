@@ -208,7 +208,7 @@ async def serve_stdio(server: Server[Any]) -> None:
         )
 
 
-def _non_negative(kind: type[float] | type[int]) -> Any:
+def _non_negative(kind: type[float | int]) -> Any:
     def parse(text: str) -> float | int:
         try:
             value = kind(text)
