@@ -17,8 +17,7 @@ import jsonschema_rs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpgen.compare.changes import Place
-from mcpgen.compare.schemas import Node, SchemaComparison, Variance
+from mcpgen.compare.schemas import Document, Node, SchemaComparison, Variance
 from mcpgen.spec.json_schema import iter_subschemas
 from mcpgen.spec.source import SourceMap
 
@@ -138,9 +137,9 @@ def mutated(draw: Any) -> tuple[dict[str, Json], dict[str, Json]]:
 
 
 def breaking_changes(old: Json, new: Json, variance: Variance) -> list[str]:
-    comparison = SchemaComparison({}, {}, variance)
-    old_place, new_place = Place(SourceMap("old.yaml"), ()), Place(SourceMap("new.yaml"), ())
-    comparison.compare(Node(old, old_place, old, old_place, "v"), Node(new, new_place, new, new_place, "v"))
+    comparison = SchemaComparison(variance)
+    before, after = Document(old, SourceMap("old.yaml"), ()), Document(new, SourceMap("new.yaml"), ())
+    comparison.compare(Node.top(before, "v"), Node.top(after, "v"))
     rules = [change.rule for change in comparison.changes if change.severity != "info"]
     # oasdiff's choice, documented in the README: a new optional property of an open object is
     # not breaking, though the object accepted any value under that name before.

@@ -19,10 +19,7 @@ from mcp import Client
 
 pytestmark = pytest.mark.slow  # builds and serves a package
 
-SUITE_CASE = {
-    "$defs": {"a_string": {"type": "string"}},
-    "enum": [{"$ref": "#/$defs/a_string"}],
-}
+SUITE_CASE = {"$defs": {"a_string": {"type": "string"}}, "enum": [{"$ref": "#/$defs/a_string"}]}
 POINTER = {"$ref": "#/properties/w"}  # names a real subschema, were it a reference
 SHARED = {"$ref": "#/definitions/Shared"}
 

@@ -28,6 +28,49 @@ class Generated:
     view: PythonView
 
 
+class _Locations:
+    """Where the spec writes each model and each of its fields, for positions: a model's own
+    schema, or, for a class the model generator made for a nested object, the property
+    that holds it; a field at its property."""
+
+    def __init__(self, side: Generated) -> None:
+        self.children: dict[JsonPath, list[str]] = {}  # a `properties` mapping -> its names
+        for path in side.spec.source.keys:
+            if len(path) > 1 and path[-2] == "properties" and isinstance(path[-1], str):
+                self.children.setdefault(path[:-1], []).append(path[-1])
+        self.models: dict[str, JsonPath] = dict(side.api.model_sources)
+        models = side.view.index.models
+        pending = list(self.models)
+        while pending:
+            name = pending.pop()
+            for field in models[name].fields if name in models else ():
+                for used in side.view.index.names_in(field.annotation):
+                    if used in models and used not in self.models:
+                        self.models[used] = self.field(name, field.name)
+                        pending.append(used)
+
+    def model(self, name: str) -> JsonPath:
+        return self.models.get(name, ())
+
+    def field(self, model: str, field: str) -> JsonPath:
+        """The property a field stands for (its name, told apart from the Python spelling:
+        `max_results` for `maxResults`, `class_` for `class`), else the model."""
+        where = self.model(model)
+        # A class made for the items of an array (or the values of a map) holds their properties.
+        for holder in (where, where + ("items",), where + ("additionalProperties",)):
+            names = self.children.get(holder + ("properties",), [])
+            match = next((name for name in names if name == field), None) or next(
+                (name for name in names if _folded(name) == _folded(field)), None
+            )
+            if match is not None:
+                return holder + ("properties", match)
+        return where
+
+
+def _folded(name: str) -> str:
+    return "".join(char for char in name.lower() if char.isalnum())
+
+
 @dataclass(frozen=True)
 class _Method:
     """A tool, resource or prompt as generated: its handler (if one answers it) and client method."""
@@ -36,6 +79,8 @@ class _Method:
     handler: str | None  # the Handlers signature
     client: str  # the client signature
     path: JsonPath
+    arguments: str | None = None  # the model of its arguments
+    returns: JsonPath | None = None  # where the spec writes what it returns
 
 
 @dataclass(frozen=True)
@@ -75,9 +120,10 @@ def _methods(side: Generated) -> dict[str, _Method]:
     handled_resources = {resource.name for resource in side.api.handler_resources}
 
     def tool(entity: ToolIR) -> _Method:
-        return _Method(
-            entity.method, view.tool_signature(entity), view.client_tool(entity).signature, ("tools", entity.name)
-        )
+        path = ("tools", entity.name)
+        returns = path + ("outputSchema",) if entity.output_model else None
+        signature = view.client_tool(entity).signature
+        return _Method(entity.method, view.tool_signature(entity), signature, path, entity.input_model, returns)
 
     def resource(entity: ResourceIR) -> _Method:
         handler = view.resource_signature(entity) if entity.name in handled_resources else None
@@ -85,7 +131,8 @@ def _methods(side: Generated) -> dict[str, _Method]:
 
     def prompt(entity: PromptIR) -> _Method:
         handler = view.prompt_signature(entity) if entity.messages is None else None
-        return _Method(entity.method, handler, view.client_prompt(entity).signature, ("prompts", entity.name))
+        path = ("prompts", entity.name)
+        return _Method(entity.method, handler, view.client_prompt(entity).signature, path, entity.arguments_model)
 
     methods = {f"tools.{t.name}": tool(t) for t in side.api.tools}
     methods.update({f"resources.{r.name}": resource(r) for r in side.api.resources})
@@ -96,6 +143,7 @@ def _methods(side: Generated) -> dict[str, _Method]:
 class _Report:
     def __init__(self, old: Generated, new: Generated) -> None:
         self.old, self.new = old, new
+        self.old_locations, self.new_locations = _Locations(old), _Locations(new)
         self.changes: list[Change] = []
 
     def add(self, rule: str, severity: Severity, place: Place, target: str, message: str, reason: str) -> None:
@@ -126,8 +174,10 @@ def _compare_methods(report: _Report, pairs: dict[str, str]) -> None:
             )  # fmt: skip
             continue
         if was.handler != now.handler and was.handler and now.handler:
+            # Arguments are the model named for the entity, so what changes is what it returns.
+            place = report.at_new(now.returns) if now.returns else report.at_old(was.returns or now.path)
             report.add(
-                "CODE/handler-signature-changed", "error", report.at_new(now.path), f"{key}.handler",
+                "CODE/handler-signature-changed", "error", place, f"{key}.handler",
                 f"`Handlers.{now.name}`: `{was.handler}` -> `{now.handler}`",
                 "Handlers subclasses must change their method to match (mypy flags them)",
             )  # fmt: skip
@@ -143,7 +193,7 @@ def _compare_methods(report: _Report, pairs: dict[str, str]) -> None:
                 f"`Handlers.{now.name}` is now a handler method", "Handlers subclasses must implement it before they start",
             )  # fmt: skip
         if was.client != now.client:
-            _compare_client(report, key, now, _parsed(was.client), _parsed(now.client), client)
+            _compare_client(report, key, was, now, client)
     for key, now in new.items():
         if key not in pairs.values() and now.handler:
             report.add(
@@ -152,17 +202,26 @@ def _compare_methods(report: _Report, pairs: dict[str, str]) -> None:
             )  # fmt: skip
 
 
-def _compare_client(report: _Report, key: str, method: _Method, was: _Signature, now: _Signature, client: str) -> None:
+def _compare_client(report: _Report, key: str, old: _Method, method: _Method, client: str) -> None:
     name = f"{client}.{method.name}"
-    place = report.at_new(method.path)
+    was, now = _parsed(old.client), _parsed(method.client)
+
+    def new_place(keyword: str) -> Place:
+        """At the property a keyword stands for."""
+        if method.arguments is None:
+            return report.at_new(method.path)
+        return report.at_new(report.new_locations.field(method.arguments, keyword.rstrip("_")))
+
     for keyword, (annotation, has_default) in was.parameters.items():
         if keyword not in now.parameters:
+            where = report.old_locations.field(old.arguments, keyword.rstrip("_")) if old.arguments else old.path
             report.add(
-                "CODE/parameter-removed", "error", place, f"{key}.client.{keyword}", f"`{name}` lost keyword `{keyword}`",
+                "CODE/parameter-removed", "error", report.at_old(where), f"{key}.client.{keyword}", f"`{name}` lost keyword `{keyword}`",
                 "callers that pass it fail with a TypeError",
             )  # fmt: skip
             continue
         new_annotation, new_default = now.parameters[keyword]
+        place = new_place(keyword)
         if has_default and not new_default:
             report.add(
                 "CODE/parameter-required", "error", place, f"{key}.client.{keyword}", f"`{name}`: `{keyword}` is now required",
@@ -178,11 +237,12 @@ def _compare_client(report: _Report, key: str, method: _Method, was: _Signature,
     for keyword, (annotation, has_default) in now.parameters.items():
         if keyword not in was.parameters:
             report.add(
-                "CODE/parameter-added", "info" if has_default else "error", place, f"{key}.client.{keyword}",
+                "CODE/parameter-added", "info" if has_default else "error", new_place(keyword), f"{key}.client.{keyword}",
                 f"`{name}` gained {'optional' if has_default else 'required'} keyword `{keyword}: {annotation}`",
                 "existing calls still work" if has_default else "callers that leave it out fail with a TypeError",
             )  # fmt: skip
     if was.returns != now.returns:
+        place = report.at_new(method.returns) if method.returns else report.at_old(old.returns or method.path)
         report.add(
             "CODE/return-type-changed", "warning", place, f"{key}.client", f"`{name}` returns `{now.returns}`, was `{was.returns}`",
             "callers that use the result may no longer type-check",
@@ -193,35 +253,34 @@ def _compare_models(report: _Report) -> None:
     old_view, new_view = report.old.view, report.new.view
     old_names, new_names = old_view.model_names, new_view.model_names
     added = [name for name in new_names if name not in old_names]
-    old_sources, new_sources = report.old.api.model_sources, report.new.api.model_sources
+    old_at, new_at = report.old_locations, report.new_locations
 
     def fields(view: PythonView, name: str) -> tuple[Field, ...]:
         model = view.index.models.get(name)
         return model.fields if model else ()
 
     for name in old_names:
-        where = old_sources.get(name, ())
         if name in new_names:
             was, now = _shape(old_view, name), _shape(new_view, name)
             if was != now:
                 report.add(
-                    "CODE/model-type-changed", "error", report.at_new(new_sources.get(name, ())), f"models.{name}",
+                    "CODE/model-type-changed", "error", report.at_new(new_at.model(name)), f"models.{name}",
                     f"`{name}` was {was}, is now {now}", "code that builds or reads it the old way fails",
                 )  # fmt: skip
                 continue
-            _compare_fields(report, name, fields(old_view, name), fields(new_view, name), new_sources.get(name, ()))
+            _compare_fields(report, name, fields(old_view, name), fields(new_view, name))
             continue
         before = fields(old_view, name)
         renamed = next((other for other in added if before and fields(new_view, other) == before), None)
         if renamed is not None:
             added.remove(renamed)
             report.add(
-                "CODE/model-renamed", "error", report.at_new(new_sources.get(renamed, ())), f"models.{name}",
+                "CODE/model-renamed", "error", report.at_new(new_at.model(renamed)), f"models.{name}",
                 f"model `{name}` is now `{renamed}`", "code that imports or builds the old name fails",
             )  # fmt: skip
         else:
             report.add(
-                "CODE/model-removed", "error", report.at_old(where), f"models.{name}", f"model `{name}` removed",
+                "CODE/model-removed", "error", report.at_old(old_at.model(name)), f"models.{name}", f"model `{name}` removed",
                 "code that imports or builds it fails",
             )  # fmt: skip
 
@@ -234,14 +293,15 @@ def _shape(view: PythonView, name: str) -> str:
     return f"a root model of `{model.root}`" if model.root is not None else "a model class"
 
 
-def _compare_fields(
-    report: _Report, model: str, was: tuple[Field, ...], now: tuple[Field, ...], where: JsonPath
-) -> None:
+def _compare_fields(report: _Report, model: str, was: tuple[Field, ...], now: tuple[Field, ...]) -> None:
     before = {field.name: field for field in was}
     after = {field.name: field for field in now}
     gone = [field for field in was if field.name not in after]
     new = [field for field in now if field.name not in before]
-    place = report.at_new(where)
+
+    def at_new(field: str) -> Place:
+        return report.at_new(report.new_locations.field(model, field))
+
     for field in gone:
         twin = (
             next((other for other in new if other.annotation == field.annotation), None)
@@ -251,17 +311,18 @@ def _compare_fields(
         if twin is not None:
             new.remove(twin)
             report.add(
-                "CODE/field-renamed", "error", place, f"models.{model}.{field.name}", f"`{model}.{field.name}` is now `{twin.name}`",
+                "CODE/field-renamed", "error", at_new(twin.name), f"models.{model}.{field.name}", f"`{model}.{field.name}` is now `{twin.name}`",
                 "code that reads or sets the old field fails",
             )  # fmt: skip
         else:
+            place = report.at_old(report.old_locations.field(model, field.name))
             report.add(
                 "CODE/field-removed", "error", place, f"models.{model}.{field.name}", f"`{model}.{field.name}` removed",
                 "code that reads or sets it fails",
             )  # fmt: skip
     for field in new:
         report.add(
-            "CODE/field-added", "error" if field.required else "info", place, f"models.{model}.{field.name}",
+            "CODE/field-added", "error" if field.required else "info", at_new(field.name), f"models.{model}.{field.name}",
             f"`{model}.{field.name}: {field.annotation}` added{' (required)' if field.required else ''}",
             "code that builds the model without it fails" if field.required else "existing code still works",
         )  # fmt: skip
@@ -271,12 +332,12 @@ def _compare_fields(
         current = after[name]
         if current.annotation != field.annotation:
             report.add(
-                "CODE/field-type-changed", "warning", place, f"models.{model}.{name}",
+                "CODE/field-type-changed", "warning", at_new(name), f"models.{model}.{name}",
                 f"`{model}.{name}: {field.annotation}` -> `{current.annotation}`", "code that uses it may no longer type-check",
             )  # fmt: skip
         if current.required and not field.required:
             report.add(
-                "CODE/field-required", "error", place, f"models.{model}.{name}", f"`{model}.{name}` is now required",
+                "CODE/field-required", "error", at_new(name), f"models.{model}.{name}", f"`{model}.{name}` is now required",
                 "code that builds the model without it fails",
             )  # fmt: skip
 
@@ -285,8 +346,9 @@ def compare_code(old: Generated, new: Generated, pairs: dict[str, str]) -> list[
     """Every CODE change from `old` to `new`; `pairs` are the entities in both (renames too)."""
     report = _Report(old, new)
     if old.api.package != new.api.package:
+        written = ("server", "package") in report.new.spec.source.keys
         report.add(
-            "CODE/package-renamed", "error", report.at_new(("server",)), "server.package",
+            "CODE/package-renamed", "error", report.at_new(("server", "package" if written else "name")), "server.package",
             f"package `{old.api.package}` is now `{new.api.package}`", "every import of the package fails",
         )  # fmt: skip
     if old.api.client_class != new.api.client_class:

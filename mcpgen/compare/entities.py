@@ -2,7 +2,8 @@
 
 Entities are matched by name. One removed and one added with the same wire entry but the
 name is reported as a rename; a resource renamed at the same URI is still read at it.
-Schemas are handed to `schemas.SchemaComparison`: inputs contravariant, outputs covariant.
+Schemas are handed to `schemas.SchemaComparison` as served (bundled; a non-object output
+wrapped): inputs contravariant, outputs covariant.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from typing import Any, TypeVar
 
 from mcpgen.compare.changes import Change, Place, Severity
 from mcpgen.compare.keywords import canonical
-from mcpgen.compare.schemas import Node, SchemaComparison, Variance
-from mcpgen.ir.resolve import object_root
+from mcpgen.compare.schemas import Document, Node, SchemaComparison, Variance
+from mcpgen.ir.served import served_output, served_schema
 from mcpgen.spec.model import Prompt, Resource, Spec, Tool
+from mcpgen.spec.source import JsonPath
 from mcpgen.spec.uri_templates import template_variables
 
 Json = Any
@@ -39,14 +41,16 @@ class _Report:
     def at_old(self, path: tuple[str | int, ...]) -> Place:
         return Place(self.old.source, path)
 
-    def schemas(
-        self, old: Json, old_path: tuple[str | int, ...], new: Json, new_path: tuple[str | int, ...], variance: Variance
-    ) -> None:
-        comparison = SchemaComparison(self.old.definitions, self.new.definitions, variance)
-        label = ".".join(str(part) for part in new_path)
-        old_place, new_place = self.at_old(old_path), self.at_new(new_path)
-        comparison.compare(Node(old, old_place, old, old_place, label), Node(new, new_place, new, new_place, label))
+    def schemas(self, old: Document, new: Document, variance: Variance) -> None:
+        comparison = SchemaComparison(variance)
+        label = ".".join(str(part) for part in new.base)
+        comparison.compare(Node.top(old, label), Node.top(new, label))
         self.changes += comparison.changes
+
+    def document(self, side: Spec, schema: Json, base: JsonPath, output: bool = False) -> Document:
+        """`schema` as `build` serves it (see `mcpgen.ir.resolve`), written at `base` in `side`."""
+        served, wrapped = served_output(schema, side) if output else (served_schema(schema, side), False)
+        return Document(served, side.source, base, wrapped, frozenset(side.bundles.used(schema)))
 
 
 def _wire_without_name(entity: Tool | Resource | Prompt) -> str:
@@ -139,7 +143,9 @@ def _tools(report: _Report) -> None:
     for was, now in pairs:
         label = f"tools.{now.name}"
         report.schemas(
-            was.input_schema, was.path + ("inputSchema",), now.input_schema, now.path + ("inputSchema",), "input"
+            report.document(old, was.input_schema, was.path + ("inputSchema",)),
+            report.document(new, now.input_schema, now.path + ("inputSchema",)),
+            "input",
         )
         _output(report, was, now, label)
         before, after = _hints(was), _hints(now)
@@ -182,16 +188,12 @@ def _output(report: _Report, was: Tool, now: Tool, label: str) -> None:
             "outputSchema added", "clients get structuredContent besides the text they had",
         )  # fmt: skip
         return
-    wrapped_before = object_root(before, report.old.definitions) is None
-    wrapped_after = object_root(after, report.new.definitions) is None
-    if wrapped_before != wrapped_after:
-        report.add(
-            "WIRE/output-wrapping-changed", "error", report.at_new(now.path + ("outputSchema",)), f"{label}.outputSchema",
-            "structuredContent is " + ("now wrapped as {\"result\": ...}" if wrapped_after else "no longer wrapped"),
-            "clients that read structuredContent find another shape",
-        )  # fmt: skip
-        return
-    report.schemas(before, was.path + ("outputSchema",), after, now.path + ("outputSchema",), "output")
+    # Compared as served: an array output and `{result: <that array>}` are the same on the wire.
+    report.schemas(
+        report.document(report.old, before, was.path + ("outputSchema",), output=True),
+        report.document(report.new, after, now.path + ("outputSchema",), output=True),
+        "output",
+    )
 
 
 def _same_resource(a: Resource, b: Resource) -> bool:
@@ -242,7 +244,11 @@ def _resource(report: _Report, was: Resource, now: Resource) -> None:
             f"mimeType {was.mime_type} -> {now.mime_type}", "clients that parse the contents by their type may fail",
         )  # fmt: skip
     if was.schema is not None and now.schema is not None:
-        report.schemas(was.schema, was.path + ("schema",), now.schema, now.path + ("schema",), "output")
+        report.schemas(
+            report.document(report.old, was.schema, was.path + ("schema",)),
+            report.document(report.new, now.schema, now.path + ("schema",)),
+            "output",
+        )
     elif was.schema is not None:
         report.add(
             "WIRE/content-schema-removed", "warning", report.at_old(was.path + ("schema",)), f"{label}.schema",

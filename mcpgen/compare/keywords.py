@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Literal
 
 Json = Any
@@ -24,6 +25,29 @@ HANDLED = frozenset(
     | {key for key in (*LOWER_BOUNDS.values(), *UPPER_BOUNDS.values()) if key}
 )  # fmt: skip
 ALL_TYPES = ("null", "boolean", "object", "array", "number", "string")
+
+# `format` is an annotation in 2019-09 and 2020-12 (the default dialect), and the generated
+# server's validator (jsonschema-rs) does not check it there; in draft-04, -06 and -07 it
+# checks the formats it knows, by dialect. Unknown formats are annotations everywhere.
+# `tests/test_diff_wire.py` holds this table equal to what jsonschema-rs does.
+_DRAFT_04_FORMATS = frozenset(
+    {"date", "date-time", "time", "email", "idn-email", "hostname", "ipv4", "ipv6", "uri", "regex"}
+)
+_DRAFT_06_FORMATS = _DRAFT_04_FORMATS | {"uri-reference", "uri-template", "json-pointer"}
+_DRAFT_07_FORMATS = _DRAFT_06_FORMATS | {"idn-hostname", "iri", "iri-reference", "relative-json-pointer"}
+FORMAT_ASSERTING_DIALECTS = {
+    "draft-04": _DRAFT_04_FORMATS,
+    "draft-06": _DRAFT_06_FORMATS,
+    "draft-07": _DRAFT_07_FORMATS,
+}
+_DIALECT = re.compile(r"^https?://json-schema\.org/(draft-0[467])/schema#?$")
+
+
+def asserts_format(dialect: Json, name: Json) -> bool:
+    """Whether the generated server rejects strings that do not match format `name` in a
+    schema whose `$schema` is `dialect` (None: the default, 2020-12)."""
+    found = _DIALECT.match(dialect) if isinstance(dialect, str) else None
+    return found is not None and name in FORMAT_ASSERTING_DIALECTS[found.group(1)]
 
 
 def canonical(value: Json) -> str:

@@ -8,9 +8,13 @@ covariant: a change that lets the server send a value it could not send before b
 Each keyword's change is classified by whether it narrows and whether it widens the values
 the schema accepts: True, False, or None when it cannot be told (an edited `pattern`, `not`,
 reshuffled `anyOf` branches). Cannot-tell is reported as a warning, never passed silently.
-`$ref`s are followed into `$defs` and into the spec's shared definitions, each pair of
-places at most once per walk, so cycles end and a definition reached along two paths of one
-tool is reported once for it; a walk per tool reports it once for every tool it reaches.
+What is compared is what clients see: the schemas as served (`schema.json`), with a
+non-object output wrapped as `{"result": ...}` and the shared definitions they use bundled
+under `$defs`; each finding is positioned where the spec writes the node (`Document.locate`).
+`$ref`s are followed inside the served document, each pair of places at most once per walk,
+so cycles end and a definition reached along two paths of one tool is reported once for it;
+a walk per tool reports it once for every tool it reaches. A `$ref` inside a value (`enum`,
+`const`, `default`) is data, compared as such.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from mcpgen.compare.keywords import (
     UPPER_BOUNDS,
     allowed_values,
     as_list,
+    asserts_format,
     bound_of,
     bound_text,
     canonical,
@@ -49,7 +54,8 @@ from mcpgen.compare.keywords import (
     types_of,
     unmatched,
 )
-from mcpgen.spec.json_schema import DEFINITIONS_PREFIX, pointed, split_ref
+from mcpgen.spec.json_schema import pointed
+from mcpgen.spec.source import JsonPath, SourceMap
 
 Json = Any
 Variance = Literal["input", "output"]
@@ -58,32 +64,69 @@ _MAX_REF_HOPS = 64  # a chain of refs longer than this is a cycle the checks mis
 
 
 @dataclass(frozen=True)
-class Node:
-    """A subschema on one side, where it is, and the document its local refs point into."""
+class Document:
+    """A schema as served, and where the spec writes each of its parts."""
 
     schema: Json
-    place: Place
-    root: Json  # the tool's schema, or the shared definition, that `#` means
-    root_place: Place
-    label: str  # how the report names it: the path from the entity, refs shown as `->`
+    source: SourceMap
+    base: JsonPath  # where the spec writes the schema
+    wrapped: bool = False  # a non-object output, served as {"result": <the spec's schema>}
+    shared: frozenset[str] = frozenset()  # `$defs` entries bundled from the spec's `definitions`
+
+    def locate(self, path: JsonPath) -> JsonPath:
+        """Where the spec writes the served node at `path`: a bundled definition under
+        `definitions`, the wrapped value at the output schema itself, the wrapper's own
+        keywords (`type`, `properties`, `required`) at the output schema too."""
+        if path[:1] == ("$defs",) and len(path) > 1 and path[1] in self.shared:
+            return ("definitions", *path[1:])
+        if self.wrapped and path[:1] not in (("$defs",), ("$schema",)):
+            return self.base + path[2:] if path[:2] == ("properties", "result") else self.base
+        return self.base + path
+
+    def place(self, path: JsonPath) -> Place:
+        return Place(self.source, self.locate(path))
+
+    def hop(self, path: JsonPath) -> str:
+        """How a label names the target of a `$ref`: where the spec writes it, from the
+        schema (`$defs.Count`) or from the spec (`definitions.Filter`); `#` for the root."""
+        located = self.locate(path)
+        if located[: len(self.base)] == self.base and located[:1] != ("definitions",):
+            located = located[len(self.base) :]
+        return ".".join(str(part) for part in located) or "#"
+
+
+@dataclass(frozen=True)
+class Node:
+    """A subschema on one side: the document it is in, where, and how the report names it."""
+
+    schema: Json
+    document: Document
+    path: JsonPath  # in the served document
+    label: str  # the path from the entity, refs shown as `->`
     # Keywords written beside the `$ref` that led here, merged in: the same place with other
     # siblings is another schema, compared on its own.
     siblings: str = ""
 
+    @classmethod
+    def top(cls, document: Document, label: str) -> Node:
+        return cls(document.schema, document, (), label)
+
+    @property
+    def place(self) -> Place:
+        return self.document.place(self.path)
+
     def child(self, schema: Json, *parts: str | int) -> Node:
         label = ".".join([self.label, *(str(part) for part in parts)])
-        return Node(schema, self.place.child(*parts), self.root, self.root_place, label, self.siblings)
+        return Node(schema, self.document, self.path + parts, label, self.siblings)
 
 
 @dataclass
 class SchemaComparison:
     """One walk over a pair of schemas (a tool's inputSchema, old and new)."""
 
-    old_definitions: dict[str, Json]
-    new_definitions: dict[str, Json]
     variance: Variance
     changes: list[Change] = field(default_factory=list)
-    _visited: set[tuple[tuple[str | int, ...], str, tuple[str | int, ...], str]] = field(default_factory=set)
+    _visited: set[tuple[JsonPath, str, JsonPath, str]] = field(default_factory=set)
 
     # -- reporting -----------------------------------------------------------------------
 
@@ -121,7 +164,9 @@ class SchemaComparison:
             if removed or (keyword is not None and has(old.schema, keyword) and not has(new.schema, keyword))
             else new
         )
-        place = side.place.child(keyword) if keyword is not None and has(side.schema, keyword) else side.place
+        place = side.document.place(
+            side.path + (keyword,) if keyword is not None and has(side.schema, keyword) else side.path
+        )
         target = f"{new.label}.{keyword}" if keyword else new.label
         self.changes.append(
             Change(rule, severity_of(breaks), target, message, reason, place.source.file, place.position())
@@ -129,13 +174,13 @@ class SchemaComparison:
 
     # -- references ----------------------------------------------------------------------
 
-    def _deref(self, node: Node, definitions: dict[str, Json]) -> Node:
+    def _deref(self, node: Node) -> Node:
         """The schema a `$ref` leads to, siblings kept (they apply beside it)."""
         for _ in range(_MAX_REF_HOPS):
             schema = node.schema
             if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str):
                 return node
-            target = self._target(node, schema["$ref"], definitions)
+            target = _target(node, schema["$ref"])
             if target is None:
                 return node
             siblings = {key: value for key, value in schema.items() if key != "$ref"}
@@ -145,25 +190,11 @@ class SchemaComparison:
             node = target
         return node
 
-    def _target(self, node: Node, ref: str, definitions: dict[str, Json]) -> Node | None:
-        shared = split_ref(ref, DEFINITIONS_PREFIX)
-        if shared is not None:
-            name, rest = shared
-            if name not in definitions:
-                return None
-            document = definitions[name]
-            root_place = Place(node.place.source, ("definitions", name))
-            return _pointed(document, rest, root_place, f"{node.label} -> definitions.{name}")
-        if ref == "#" or ref.startswith("#/"):
-            return _pointed(node.root, ref[1:], node.root_place, f"{node.label} -> #")
-        return None
-
     # -- the walk ------------------------------------------------------------------------
 
     def compare(self, old: Node, new: Node) -> None:
-        old = self._deref(old, self.old_definitions)
-        new = self._deref(new, self.new_definitions)
-        visit = (old.place.path, old.siblings, new.place.path, new.siblings)
+        old, new = self._deref(old), self._deref(new)
+        visit = (old.path, old.siblings, new.path, new.siblings)
         if visit in self._visited:
             return
         self._visited.add(visit)
@@ -274,8 +305,11 @@ class SchemaComparison:
 
     def _required(self, old: Node, new: Node) -> None:
         before, after = names(old.schema.get("required")), names(new.schema.get("required"))
+        # A property added or removed together with its `required` entry is one change,
+        # reported by `_properties`.
+        declared_before, declared_after = mapping(old.schema.get("properties")), mapping(new.schema.get("properties"))
         for name in after:
-            if name not in before:
+            if name not in before and not (name in declared_after and name not in declared_before):
                 self.report(
                     "WIRE/required-added",
                     old,
@@ -287,7 +321,7 @@ class SchemaComparison:
                     sends="clients that omit it are rejected",
                 )
         for name in before:
-            if name not in after:
+            if name not in after and not (name in declared_before and name not in declared_after):
                 self.report(
                     "WIRE/required-removed",
                     old,
@@ -306,16 +340,18 @@ class SchemaComparison:
                 self.compare(old.child(before[name], "properties", name), new.child(schema, "properties", name))
         old_extras = extras(old.schema)
         new_extras = extras(new.schema)
+        required_before, required_after = names(old.schema.get("required")), names(new.schema.get("required"))
         for name in before:
             if name in after:
                 continue
             # What now applies to a value sent under that name: nothing, `false`, or a schema.
+            was_required = name in required_before and name not in required_after
             self.report(
                 "WIRE/property-removed",
                 old.child(before[name], "properties", name),
                 new.child(None, "properties", name),
                 None,
-                f"property '{name}' removed",
+                f"property '{name}' removed" + (" (it was required)" if was_required else ""),
                 narrows=True if new_extras == "closed" else None if new_extras == "schema" else False,
                 widens=new_extras != "closed",
                 sends="clients that send it are rejected (additionalProperties is false)",
@@ -330,14 +366,27 @@ class SchemaComparison:
         for name, schema in after.items():
             if name in before:
                 continue
+            required = name in required_after and name not in required_before
+            if required and self.variance == "input":
+                self.report(
+                    "WIRE/required-added",
+                    old.child(None, "properties", name),
+                    new.child(schema, "properties", name),
+                    None,
+                    f"property '{name}' added, and required",
+                    narrows=True,
+                    widens=False,
+                    sends="clients that omit it are rejected",
+                )
+                continue
             # New optional properties are not breaking, as in oasdiff, though an open object
-            # accepted any value under that name before; `required-added` reports a required one.
+            # accepted any value under that name before.
             self.report(
                 "WIRE/property-added",
                 old.child(None, "properties", name),
                 new.child(schema, "properties", name),
                 None,
-                f"property '{name}' added",
+                f"property '{name}' added" + (", and required" if required else ""),
                 narrows=False,
                 widens=old_extras == "closed",
                 receives="clients may now receive a property the old schema closed out",
@@ -405,6 +454,10 @@ class SchemaComparison:
             if before == after:
                 continue
             verb = "added" if before is None else "removed" if after is None else "changed"
+            # What the server checks: every pattern; a format only where its validator asserts it.
+            checked_before = before is not None and (keyword == "pattern" or _asserted(old, before))
+            checked_after = after is not None and (keyword == "pattern" or _asserted(new, after))
+            both = checked_before and checked_after
             self.report(
                 f"WIRE/{keyword}-{verb}",
                 old,
@@ -412,10 +465,11 @@ class SchemaComparison:
                 keyword,
                 f"{keyword} {show(before) if before is not None else 'none'} -> "
                 f"{show(after) if after is not None else 'none'}",
-                narrows=True if verb == "added" else False if verb == "removed" else None,
-                widens=False if verb == "added" else True if verb == "removed" else None,
+                narrows=None if both else checked_after,
+                widens=None if both else checked_before,
                 sends=f"clients that send values not matching the {keyword} are rejected",
                 receives=f"clients may now receive values not matching the old {keyword}",
+                safe=None if checked_before or checked_after else _ANNOTATION_FORMAT,
             )
         before_unique, after_unique = old.schema.get("uniqueItems") is True, new.schema.get("uniqueItems") is True
         if before_unique != after_unique:
@@ -424,7 +478,7 @@ class SchemaComparison:
                 old,
                 new,
                 "uniqueItems",
-                f"uniqueItems {before_unique} -> {after_unique}".lower(),
+                f"uniqueItems {str(before_unique).lower()} -> {str(after_unique).lower()}",
                 narrows=after_unique,
                 widens=before_unique,
                 sends="clients that send repeated items are rejected",
@@ -545,16 +599,27 @@ class SchemaComparison:
 
 
 _ABSENT = object()
+_ANNOTATION_FORMAT = (
+    "`format` is an annotation here: the generated server does not check it, and the model's type stays `str`"
+)
 
 
-def _pointed(document: Json, pointer: str, root_place: Place, label: str) -> Node | None:
-    """What a JSON Pointer names inside `document` (a schema that is a document of its own),
-    labelled by the pointer's tokens: `-> definitions.Filter.properties.limit`."""
-    target = pointed(document, pointer)
+def _asserted(node: Node, name: Json) -> bool:
+    """Whether the server checks format `name` in this node's document (by its dialect)."""
+    root = node.document.schema
+    return asserts_format(root.get("$schema") if isinstance(root, dict) else None, name)
+
+
+def _target(node: Node, ref: str) -> Node | None:
+    """What a JSON Pointer `$ref` (`#/$defs/Filter/properties/limit`) names in the served
+    document, labelled by where the spec writes it: `-> definitions.Filter.properties.limit`.
+    Served schemas are self-contained: any other ref is left alone."""
+    if ref != "#" and not ref.startswith("#/"):
+        return None
+    pointer = ref[1:]
+    target = pointed(node.document.schema, pointer)
     if not isinstance(target, dict | bool):
         return None
     tokens = [unquote(token).replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
     path = tuple(int(token) if token.isdigit() else token for token in tokens)
-    if tokens:
-        label = label.removesuffix(" -> #") + (" -> " if label.endswith(" -> #") else ".") + ".".join(tokens)
-    return Node(target, root_place.child(*path), document, root_place, label)
+    return Node(target, node.document, path, f"{node.label} -> {node.document.hop(path)}")
