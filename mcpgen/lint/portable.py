@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from mcpgen.check.schemas import spec_schemas
 from mcpgen.diagnostics import Diagnostic
 from mcpgen.lint.rules import Rule
 from mcpgen.spec.json_schema import iter_subschemas
 from mcpgen.spec.model import Spec
+from mcpgen.spec.param_headers import HEADER_PREFIX, KEY, annotated
+from mcpgen.spec.source import JsonPath
 
 TOOL_NAME = Rule(
     "portable/tool-name",
@@ -75,7 +78,19 @@ TYPE_ARRAY = Rule(
     "read 2026-12-01",
 )
 
-RULES = (TOOL_NAME, TOOL_COUNT, DESCRIPTION_LENGTH, DIALECT, SELF_CONTAINED, TYPE_ARRAY)
+PARAM_HEADER_SIZE = Rule(
+    "portable/param-header-size",
+    "warning",
+    "give the property a `maxLength` (1,500 characters fit in any case)",
+    "MCP 2026-07-28, Streamable HTTP, 'Custom Headers from Tool Parameters' (SEP-2243): an `x-mcp-header` "
+    "argument travels as the header `Mcp-Param-{name}`, Base64-encoded (4 bytes for 3) when it is not plain "
+    "ASCII; proxies refuse long header lines: nginx `large_client_header_buffers` (default 4 8k: 'A request "
+    "header field cannot exceed the size of one buffer ... or the 400 (Bad Request) error is returned'), Apache "
+    "`LimitRequestFieldSize` (default 8190 bytes); read 2026-12-01",
+)
+
+RULES = (TOOL_NAME, TOOL_COUNT, DESCRIPTION_LENGTH, DIALECT, SELF_CONTAINED, TYPE_ARRAY, PARAM_HEADER_SIZE)
+MAX_HEADER_LINE = 8190
 
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 MAX_TOOLS = 50
@@ -95,6 +110,7 @@ def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
                 tool.path + ("description",),
                 f"the description of tool '{tool.name}' has {len(description)} characters",
             )
+        yield from _long_param_headers(spec, tool.input_schema, tool.path + ("inputSchema",))
     if len(spec.tools) > MAX_TOOLS:
         yield TOOL_COUNT.finding(source, ("tools",), f"{len(spec.tools)} tools are more than {MAX_TOOLS}")
     for root, schema in spec_schemas(spec):
@@ -120,6 +136,26 @@ def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
                 yield SELF_CONTAINED.finding(
                     source, path + ("$id",), "a nested `$id` changes how refs below it resolve"
                 )
+
+
+def _long_param_headers(spec: Spec, schema: dict[str, Any], root: JsonPath) -> Iterator[Diagnostic]:
+    """String arguments mirrored as headers that may not fit a proxy's header line."""
+    for path, names, subschema in annotated(schema):
+        token = subschema[KEY]
+        if names is None or not isinstance(token, str) or subschema.get("type") != "string":
+            continue  # validate's errors
+        longest = subschema.get("maxLength")
+        if not isinstance(longest, int):
+            message = f"the string sent as Mcp-Param-{token} has no `maxLength`"
+        else:
+            # Worst case: 4 UTF-8 bytes a character, Base64-encoded (4 for 3), in the sentinel.
+            size = len(f"{HEADER_PREFIX}{token}: =?base64??=") + 4 * -(-4 * longest // 3)
+            if size <= MAX_HEADER_LINE:
+                continue
+            message = f"the string sent as Mcp-Param-{token} may take {size:,} bytes as a header"
+        yield PARAM_HEADER_SIZE.finding(
+            spec.source, root + path + (KEY,), f"{message}; proxies refuse a header line over {MAX_HEADER_LINE:,} bytes"
+        )
 
 
 def _shown_types(types: list[object]) -> str:
