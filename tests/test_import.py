@@ -386,14 +386,17 @@ def test_a_server_over_streamable_http_imports_and_serves_the_same_lists(tmp_pat
 
 
 @pytest.mark.slow  # builds the imported spec in memory
-def test_strict_fails_an_import_that_loses_something(capsys: pytest.CaptureFixture[str]) -> None:
-    capture = str(CORPUS / "time.json")  # announces resources and prompts, and lists none
+def test_strict_fails_an_import_that_loses_something(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capture = str(tmp_path / "tasks.json")  # announces a capability the format cannot declare
+    Path(capture).write_text(
+        json.dumps({**json.loads((CORPUS / "time.json").read_text()), "capabilities": {"tasks": {"list": {}}}})
+    )
     assert main(["import", capture]) == 0
     spec = capsys.readouterr().out
     assert main(["import", capture, "--strict"]) == 1
     captured = capsys.readouterr()
     assert captured.out == spec
-    assert f"{capture}: warning: server: capability 'resources' is" in captured.err
+    assert f"{capture}: warning: server: capability 'tasks' is" in captured.err
 
 
 @pytest.mark.slow  # builds the imported spec in memory, three times

@@ -7,7 +7,7 @@ business and are checked there (`mcpgen.ir.names`).
 
 from __future__ import annotations
 
-from mcpgen.check.prompts import check_prompts
+from mcpgen.check.prompts import check_completions_off, check_prompts
 from mcpgen.check.resources import check_resources
 from mcpgen.check.schemas import check_schemas
 from mcpgen.check.structure import check_structure
@@ -20,4 +20,10 @@ __all__ = ["check_semantics", "check_structure"]
 
 def check_semantics(spec: Spec) -> list[Diagnostic]:
     """Schemas, references, addresses and templates: what the format's schema cannot say."""
-    return [*check_schemas(spec), *check_tools(spec), *check_resources(spec), *check_prompts(spec)]
+    return [
+        *check_schemas(spec),
+        *check_tools(spec),
+        *check_resources(spec),
+        *check_prompts(spec),
+        *check_completions_off(spec),
+    ]

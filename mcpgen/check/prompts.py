@@ -20,6 +20,22 @@ def check_prompts(spec: Spec) -> Iterator[Diagnostic]:
         yield from _messages(spec, prompt)
 
 
+def check_completions_off(spec: Spec) -> Iterator[Diagnostic]:
+    """`completions: false` serves no completion, so completion values would never be offered."""
+    if spec.server.capabilities.get("completions") is not False:
+        return
+    given = [
+        f"prompts.{prompt.name}" for prompt in spec.prompts if any(argument.completion for argument in prompt.arguments)
+    ] + [f"resources.{resource.name}" for resource in spec.resources if resource.completion]
+    if given:
+        yield spec.source.error(
+            ("server", "capabilities", "completions"),
+            f"completions: false, but {given[0]} gives completion values, which would never be offered",
+            "remove `completions: false`, or the `completion` values",
+            at_value=True,
+        )
+
+
 def _messages(spec: Spec, prompt: Prompt) -> Iterator[Diagnostic]:
     declared = [argument.name for argument in prompt.arguments]
     for message in prompt.messages or ():

@@ -128,23 +128,36 @@ class _Mapper:
         return kept
 
 
-def _capabilities(mapper: _Mapper, listed: dict[str, Json]) -> dict[str, Json]:
-    """The announced capabilities the format can declare; those it implies or cannot say are
-    compared with the built server's by the caller."""
+# The list capabilities, by the spec section whose entries imply them.
+_LIST_CAPABILITIES = {"tools": "tools", "resources": "resources", "prompts": "prompts"}
+
+
+def _capabilities(listed: dict[str, Json], spec: dict[str, Json]) -> dict[str, Json]:
+    """The announced capabilities as the format declares them, given the spec's sections:
+    true flags, logging, a list capability whose section is empty (announced, served
+    empty), and completion where the sections would imply otherwise. The rest is compared
+    with the built server's by the caller."""
     (key,) = [key for key in SERVER_KEYS if key.name == "capabilities"]
     known: dict[str, Json] = key.schema["properties"]
     declared: dict[str, Json] = {}
     for name, flags in listed.items():
         if name not in known or not isinstance(flags, dict):
             continue
-        if name == "logging":
+        if name in ("logging", "completions"):
             declared[name] = {}
             continue
         true_flags = {
             flag: True for flag, value in flags.items() if value is True and flag in known[name]["properties"]
         }
-        if true_flags:
+        if true_flags or not spec.get(_LIST_CAPABILITIES[name]):
             declared[name] = true_flags
+    completable = any(prompt.get("arguments") for prompt in spec.get("prompts", {}).values()) or any(
+        "uriTemplate" in resource for resource in spec.get("resources", {}).values()
+    )
+    if completable and "completions" not in declared:
+        declared["completions"] = False
+    elif completable:
+        del declared["completions"]  # implied
     return dict(format_order(declared, key.schema))
 
 
@@ -153,9 +166,6 @@ def _server(mapper: _Mapper, capture: Capture, package: str) -> dict[str, Json]:
     if isinstance(capture.get("instructions"), str):
         server["instructions"] = capture["instructions"]
     server["package"] = package
-    capabilities = _capabilities(mapper, capture.get("capabilities", {}))
-    if capabilities:
-        server["capabilities"] = capabilities
     return server
 
 
@@ -220,7 +230,8 @@ def spec_data(
     """The spec (as data, in the order it is written) of a capture, and what it leaves out.
     `refused` names items to leave out, by spec section and name, with the reason."""
     mapper = _Mapper(refused or {})
-    spec: dict[str, Json] = {"mcpgen": FORMAT_VERSION, "server": _server(mapper, capture, package)}
+    server = _server(mapper, capture, package)
+    spec: dict[str, Json] = {"mcpgen": FORMAT_VERSION, "server": server}
     tools = _tools(mapper, capture)
     if share_definitions:
         definitions, tools = extract_shared_definitions(tools)
@@ -233,4 +244,7 @@ def spec_data(
     prompts = _prompts(mapper, capture)
     if prompts:
         spec["prompts"] = prompts
+    capabilities = _capabilities(capture.get("capabilities", {}), spec)
+    if capabilities:
+        server["capabilities"] = capabilities
     return spec, mapper.losses

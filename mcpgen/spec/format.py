@@ -112,7 +112,10 @@ _RESOURCE_ANNOTATIONS = {
 }
 _CAPABILITIES = {
     "type": "object",
-    "description": "Declared on top of what the spec implies (wire spelling).",
+    "description": "Declared on top of what the spec implies (wire spelling). A capability "
+    "declared here is announced even with no entries: `resources: {}` serves an empty "
+    "resources/list. `completions: false` turns off the completion that prompt arguments "
+    "and resource templates imply.",
     "properties": {
         "logging": {"type": "object", "maxProperties": 0},
         "tools": _LIST_CHANGED,
@@ -121,6 +124,11 @@ _CAPABILITIES = {
             "type": "object",
             "properties": {"listChanged": {"type": "boolean"}, "subscribe": {"type": "boolean"}},
             "additionalProperties": False,
+        },
+        "completions": {
+            "oneOf": [{"type": "object", "maxProperties": 0}, {"const": False}],
+            "description": "{} to serve completion/complete (the handlers' `complete()`) even with nothing "
+            "to complete; false to serve none where prompt arguments or resource templates would.",
         },
     },
     "additionalProperties": False,
