@@ -12,9 +12,16 @@ from typing import Any
 
 from mcpgen import __version__, pipeline
 from mcpgen.diagnostics import Diagnostic, SpecError, summary
-from mcpgen.importer.bounds import Deadline, Limits, OutOfTime, byte_count
+from mcpgen.importer.bounds import (
+    Deadline,
+    Limits,
+    OutOfTime,
+    byte_count,
+    process_started,
+)
 from mcpgen.importer.capture import SourceError
 from mcpgen.importer.live import ERAS as IMPORT_ERAS
+from mcpgen.importer.live import command_line
 from mcpgen.spec.format import LINT_PROFILES
 from mcpgen.terminal import json_shown, shown, shown_lines
 
@@ -109,7 +116,8 @@ def _import_parser(commands: Any) -> None:
     command.add_argument(
         "--stdio",
         metavar="COMMAND",
-        help='a server to start and list over stdio: "python server.py"',
+        help='a server to start and list over stdio: "python server.py"; leading KEY=VALUE words '
+        'set its environment, as with env: "API_KEY=x python server.py"',
     )
     command.add_argument(
         "--url", help="a server to list over Streamable HTTP: http://127.0.0.1:8000/mcp"
@@ -224,8 +232,26 @@ def _write(result: pipeline.Build, force: bool, spec: Path | None = None) -> int
     if written.methods_to_remove:
         print(f"Handlers no longer needs: {shown(', '.join(written.methods_to_remove))}; remove it from your subclass.")
     if written.first_build and spec is not None:
-        print(f"next: `mcpgen stub {shown(str(spec))} > app.py` writes a Handlers subclass to fill in, and serves it")
+        write_app, serve = _next_steps(spec, written.directory)
+        print(
+            f"next: `{shown(write_app)}` writes a Handlers subclass to fill in; "
+            f"serve it with `{shown(serve)}`"
+        )
     return EXIT_OK
+
+
+def _next_steps(spec: Path, package: Path) -> tuple[str, str]:
+    """Shell commands that write the app here and serve it, as printed, from this directory:
+    the package is imported from its folder, so that folder goes on PYTHONPATH unless it
+    is this one; the interpreter is mcpgen's own, unless `python` on PATH is that one."""
+    import shlex
+    import shutil
+
+    app = "app.py" if not Path("app.py").exists() else f"{package.name}_app.py"
+    folder = os.path.relpath(os.path.abspath(package.parent))
+    python = "python" if shutil.which("python") == sys.executable else shlex.quote(sys.executable)
+    path = "" if folder == "." else f"PYTHONPATH={shlex.quote(folder)} "
+    return f"mcpgen stub {shlex.quote(str(spec))} > {app}", f"{path}{python} {app}"
 
 
 def _usage(error: pipeline.UsageError) -> int:
@@ -462,7 +488,14 @@ def _import(options: argparse.Namespace) -> int:
             return EXIT_FAILED
     source = str(options.capture or options.stdio or options.url)
     limits = Limits(options.timeout, options.max_bytes, options.max_pages)
-    deadline = Deadline(limits.timeout)  # for all of it: the listing, then the processing
+    # For all of it, from the moment the process started: the listing, then the processing.
+    deadline = Deadline(limits.timeout, process_started())
+    if options.stdio is not None:
+        try:
+            command_line(options.stdio)
+        except SourceError as error:
+            print(error, file=sys.stderr)
+            return EXIT_USAGE
     try:
         if options.capture is not None:
             capture = pipeline.read_capture(options.capture, limits.max_bytes)

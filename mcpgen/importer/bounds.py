@@ -10,6 +10,7 @@ after it, to `--timeout`.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -73,6 +74,21 @@ class Budget:
         raise OverBudget(self.broken)
 
 
+def process_started() -> float:
+    """When this process started, on the `time.monotonic()` clock: the user's `--timeout`
+    counts the interpreter's start and mcpgen's imports too (a second or more on a busy
+    machine). Now, where the platform does not say (Linux's /proc does)."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        ticks = int(fields[19])  # field 22, starttime: clock ticks after boot
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - age if 0 <= age < 60 else now  # anything else is a clock we misread
+
+
 class OutOfTime(BaseException):
     """The import did not finish within `--timeout`. A BaseException, as KeyboardInterrupt
     is: raised by a timer wherever the processing happens to be, it must not be taken for
@@ -85,9 +101,9 @@ class Deadline:
     checked between its stages and stopped in the middle of one by a timer signal where
     the platform has one (the main thread on POSIX), so no stage can outlast it."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, started: float | None = None) -> None:
         self.seconds = seconds
-        self.started = time.monotonic()
+        self.started = time.monotonic() if started is None else started
 
     def remaining(self) -> float:
         return self.seconds - (time.monotonic() - self.started)

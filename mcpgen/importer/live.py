@@ -15,6 +15,7 @@ runs under what remains of the import's deadline.
 from __future__ import annotations
 
 import logging
+import re
 import shlex
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -23,11 +24,12 @@ from typing import Any
 from mcpgen.importer.bounds import Budget, Deadline, Limits
 from mcpgen.importer.capture import LISTS, Capture, SourceError
 from mcpgen.importer.transports import StdioNotes, counted_http, counted_stdio
+from mcpgen.runtime.client import MODES
 from mcpgen.terminal import shown
 
-# The client's `mode` per era. "modern" discovers too (a pinned version would skip
-# `server/discover`, and with it serverInfo and capabilities), then insists on its result.
-ERAS = {"auto": "auto", "modern": "auto", "legacy": "legacy"}
+# The SDK client's `mode` per era, in the words of the generated typed client, so that
+# `--era` and `mode=` are one vocabulary. "modern" discovers too, then insists on its result.
+ERAS = MODES
 
 
 def _wire(model: Any) -> dict[str, Any]:
@@ -137,12 +139,34 @@ def _sdk_logging_quiet() -> Iterator[None]:
         logger.propagate = propagate
 
 
+# `NAME=value`, as the shell reads an assignment before a command.
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def command_line(text: str) -> tuple[dict[str, str], list[str]]:
+    """`--stdio`'s text as the shell and `env` read it: the environment that its leading
+    `KEY=VALUE` words set, and the command's words. SourceError when no command is left."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise SourceError(f"{shown(text)}: error: --stdio: {error}") from None
+    environment: dict[str, str] = {}
+    while words and _ASSIGNMENT.match(words[0]):
+        key, value = words.pop(0).split("=", 1)
+        environment[key] = value
+    if not words:
+        what = "no command after the environment" if environment else "the command line is empty"
+        raise SourceError(f"{shown(text)}: error: --stdio: {what}; give one, e.g. \"KEY=VALUE python server.py\"")
+    return environment, words
+
+
 def list_server(
     target: str, stdio: bool, era: str = "auto", limits: Limits | None = None, deadline: Deadline | None = None
 ) -> Capture:
     """What the server at `target` (a command line if `stdio`, else a URL) lists, as a capture,
     within `limits` and what remains of `deadline` (the whole of `limits.timeout` if None).
-    The command runs with this process's environment, as the user's shell would run it."""
+    The command runs with this process's environment and the assignments it starts with
+    (`KEY=VALUE python server.py`), as the user's shell would run it."""
     import anyio
     from mcp import Client
 
@@ -151,14 +175,16 @@ def list_server(
     budget = Budget(limits.max_bytes)
     notes = StdioNotes()
     reading = _Reading()
-    words = shlex.split(target) if stdio else []
-    if stdio and not words:
-        raise SourceError("--stdio: error: the command line is empty")
+    environment, words = command_line(target) if stdio else ({}, [])
 
     async def run() -> Capture:
         seconds = max(deadline.remaining(), 0)
         with anyio.fail_after(seconds):
-            server = counted_stdio(words, budget, notes) if stdio else counted_http(target, budget, seconds)
+            server = (
+                counted_stdio(words, environment, budget, notes, deadline)
+                if stdio
+                else counted_http(target, budget, seconds)
+            )
             async with Client(server, mode=ERAS[era], cache=None) as client:
                 return await _list(client, era, limits.max_pages, reading)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
@@ -29,7 +29,7 @@ import mcp_types as types
 from anyio.abc import Process
 from mcp.shared.message import SessionMessage
 
-from mcpgen.importer.bounds import Budget, OverBudget
+from mcpgen.importer.bounds import Budget, Deadline, OverBudget
 
 # --- Streamable HTTP -----------------------------------------------------------------------------
 
@@ -122,10 +122,20 @@ def _message(line: bytes, notes: StdioNotes) -> SessionMessage | None:
 
 
 @asynccontextmanager
-async def counted_stdio(command: Sequence[str], budget: Budget, notes: StdioNotes) -> AsyncIterator[Any]:
-    """Streams to and from the stdio server `command` (see the module), for `mcp.Client`."""
+async def counted_stdio(
+    command: Sequence[str], environment: Mapping[str, str], budget: Budget, notes: StdioNotes, deadline: Deadline
+) -> AsyncIterator[Any]:
+    """Streams to and from the stdio server `command`, run with this process's environment
+    and `environment` (see the module), for `mcp.Client`. On the way out the server gets
+    what remains of `deadline` to exit, and none past it: a server the import gave up on
+    is killed at once, so `--timeout` holds."""
     process = await anyio.open_process(
-        list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, start_new_session=os.name == "posix"
+        list(command),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=None,
+        start_new_session=os.name == "posix",
+        env={**os.environ, **environment},
     )
     to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
@@ -162,7 +172,8 @@ async def counted_stdio(command: Sequence[str], budget: Budget, notes: StdioNote
             yield from_server, to_server
         finally:
             with anyio.CancelScope(shield=True):
-                await _stop(process, grace=0 if budget.broken else _EXIT_GRACE)
+                grace = 0 if budget.broken else min(_EXIT_GRACE, max(deadline.remaining(), 0))
+                await _stop(process, grace)
             tasks.cancel_scope.cancel()
 
 
@@ -177,7 +188,8 @@ async def _stop(process: Process, grace: float) -> None:
         if sys.platform != "win32":
             from mcp.os.posix.utilities import terminate_posix_process_tree
 
-            await terminate_posix_process_tree(process, _KILL_GRACE)
+            # SIGTERM, then SIGKILL after as long as it was given to exit (none: at once).
+            await terminate_posix_process_tree(process, min(grace, _KILL_GRACE))
         else:
             with suppress(ProcessLookupError):
                 process.kill()
