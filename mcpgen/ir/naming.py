@@ -122,10 +122,13 @@ RESERVED_MODEL_NAMES = frozenset(
         "ToolCallError",
         "ToolContent",
         "ToolError",
+        "ToolOutputError",
         "ToolResult",
         "TracebackType",
         "TypeAlias",
+        "UNSET",
         "Union",
+        "Unset",
         "UriTemplate",
     }
 )

@@ -18,6 +18,11 @@ class Field:
     annotation: str  # the value type, without Annotated[...] metadata
     required: bool
     default: str | None  # the default as source text, when it is a plain literal
+    alias: str | None = None  # the property's name on the wire, where it differs (`Field(alias=...)`)
+
+    @property
+    def wire_name(self) -> str:
+        return self.alias or self.name
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,20 @@ def _value_type(annotation: ast.expr, annotated: frozenset[str]) -> ast.expr:
     return annotation
 
 
+def _alias(annotation: ast.expr, annotated: frozenset[str]) -> str | None:
+    """The `alias=` of the `Field(...)` in an `Annotated[...]`, if any."""
+    if not (isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name)):
+        return None
+    if annotation.value.id not in annotated or not isinstance(annotation.slice, ast.Tuple):
+        return None
+    for metadata in annotation.slice.elts[1:]:
+        if isinstance(metadata, ast.Call):
+            for keyword in metadata.keywords:
+                if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant):
+                    return str(keyword.value.value)
+    return None
+
+
 def _root_type(node: ast.ClassDef) -> str | None:
     for base in node.bases:
         if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == "RootModel":
@@ -93,6 +112,7 @@ def class_info(node: ast.ClassDef, annotated: frozenset[str]) -> ModelInfo:
             ast.unparse(_value_type(statement.annotation, annotated)),
             statement.value is None,
             _literal(statement.value),
+            _alias(statement.annotation, annotated),
         )
         for statement in node.body
         if isinstance(statement, ast.AnnAssign)
@@ -103,7 +123,7 @@ def class_info(node: ast.ClassDef, annotated: frozenset[str]) -> ModelInfo:
 
 
 def info_to_json(info: ModelInfo) -> list[object]:
-    return [info.name, [[f.name, f.annotation, f.required, f.default] for f in info.fields], info.root]
+    return [info.name, [[f.name, f.annotation, f.required, f.default, f.alias] for f in info.fields], info.root]
 
 
 def info_from_json(data: list[object]) -> ModelInfo:

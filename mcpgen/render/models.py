@@ -501,10 +501,13 @@ def generate_models(document: str, *, aliases: bool = False) -> str:
 
 @functools.cache
 def _generator_identity() -> bytes:
-    """What, besides its input, decides the models' text: the generator's version and
-    black's, this module, which fixes the generator's options, and the black-style writer."""
+    """What, besides its input, decides the models' text and what is cached with it: the
+    generator's version and black's, this module, which fixes the generator's options,
+    model_index.py, and the black-style writer."""
     generator = f"datamodel-code-generator {version('datamodel-code-generator')}, black {version('black')}\n"
-    return generator.encode() + Path(__file__).read_bytes() + black_style.source_bytes()
+    # model_index.py too: what it reads from a model is cached with the model.
+    index = Path(__file__).with_name("model_index.py").read_bytes()
+    return generator.encode() + Path(__file__).read_bytes() + index + black_style.source_bytes()
 
 
 def warm_up() -> None:

@@ -1,4 +1,5 @@
-"""What a generated typed client needs: argument JSON, and reading results.
+"""What a generated typed client needs: the words for protocol eras, arguments left out
+or sent as null, reading results, and one exception per way a call can fail.
 
 This module imports nothing of the server stack (no `mcp` at all, only `mcp_types` and
 pydantic), so a client does not pay for the server's import time.
@@ -7,24 +8,73 @@ pydantic), so a client does not pay for the server's import time.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
-from typing import Any, TypeVar, overload
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, overload
 
 import mcp_types as types
-from pydantic import BaseModel
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, ValidationError
 
-from .encoding import to_json
+from .encoding import json_path, to_json
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from mcp import Client
+    from mcp.shared.dispatcher import ProgressFnT
 
 __all__ = [
+    "MODES",
+    "UNSET",
+    "Mode",
     "ToolCallError",
+    "ToolOutputError",
+    "Unset",
+    "call_tool",
+    "connect",
+    "disconnect",
+    "given",
+    "output_value",
     "present",
     "resource_value",
+    "sdk_mode",
     "structured_result",
     "to_json",
     "tool_content",
 ]
 
 M = TypeVar("M", bound=BaseModel)
+
+# The protocol eras, in the words of `mcpgen import --era` and the Inspector's
+# `--protocol-era`, and the SDK's `mode=` for each. "modern" discovers too (a pinned
+# version would skip `server/discover`, and with it serverInfo and capabilities), then
+# insists on its answer (`connect`).
+Mode = Literal["auto", "modern", "legacy"]
+MODES: Final[Mapping[str, str]] = {"auto": "auto", "modern": "auto", "legacy": "legacy"}
+
+
+class Unset:
+    """The type of `UNSET`: an optional argument left out, so nothing is sent and the
+    server's default applies (None, where the schema allows it, sends `null`)."""
+
+    _instance: Unset | None = None
+
+    def __new__(cls) -> Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> Literal[False]:
+        return False
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __reduce__(self) -> str:
+        return "UNSET"  # pickled by name: one UNSET per process
+
+
+UNSET: Final = Unset()
 
 
 class ToolCallError(Exception):
@@ -37,15 +87,153 @@ class ToolCallError(Exception):
         self.result = result
 
 
+class ToolOutputError(Exception):
+    """A tool's result breaks its output schema or model: the server broke its contract.
+
+    `path` is where, as a JSON path into the result's structuredContent (`$` for all of
+    it); `result` is the result, where the SDK handed it over (None when the SDK's own
+    check against the listed outputSchema refused it first).
+    """
+
+    def __init__(
+        self, tool: str, path: str, message: str, result: types.CallToolResult | None
+    ) -> None:
+        super().__init__(f"{tool}: {path}: {message}")
+        self.tool = tool
+        self.path = path
+        self.message = message
+        self.result = result
+
+
+# -- connecting ---------------------------------------------------------------------------
+
+
+def sdk_mode(mode: str) -> str:
+    """The SDK's `mode=` for one of `MODES`; ValueError naming them for anything else
+    (the SDK's own spellings included: one vocabulary, the CLI's)."""
+    if mode not in MODES:
+        raise ValueError(
+            f"mode must be 'auto', 'modern' or 'legacy', not {mode!r} ('modern' is "
+            "2026-07-28, 'legacy' the 2025-11-25 handshake, 'auto' the newest the server speaks)"
+        )
+    return MODES[mode]
+
+
+async def connect(client: Client, mode: str) -> None:
+    """Enter `client`; for mode "modern", refuse (ConnectionError) a server that only
+    speaks the 2025-11-25 handshake."""
+    sdk_mode(mode)
+    try:
+        await client.__aenter__()
+    except BaseExceptionGroup as group:
+        _raise_sole(group)
+    if mode == "modern" and client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        version = client.protocol_version
+        await disconnect(client, None, None, None)
+        raise ConnectionError(
+            f"the server speaks {version}, not 2026-07-28 (mode='modern'); "
+            "use mode='auto' or mode='legacy'"
+        )
+
+
+async def disconnect(
+    client: Client,
+    exc_type: type[BaseException] | None,
+    exc_value: BaseException | None,
+    traceback: TracebackType | None,
+) -> None:
+    """Exit `client`. The SDK's task groups wrap whatever leaves an `async with` body in
+    ExceptionGroups; here it leaves as itself, so callers catch `ToolCallError`, not a
+    group of groups."""
+    try:
+        await client.__aexit__(exc_type, exc_value, traceback)
+    except BaseExceptionGroup as group:
+        if exc_value is not None and all(leaf is exc_value for leaf in _leaves(group)):
+            return  # Python goes on raising exc_value, with its own traceback
+        _raise_sole(group)
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    leaves: list[BaseException] = []
+    for exception in group.exceptions:
+        if isinstance(exception, BaseExceptionGroup):
+            leaves += _leaves(exception)
+        else:
+            leaves.append(exception)
+    return leaves
+
+
+def _raise_sole(group: BaseExceptionGroup[BaseException]) -> None:
+    """Raise the group's one exception, or the group itself when it holds several."""
+    leaves = _leaves(group)
+    if len(leaves) == 1:
+        raise leaves[0]
+    raise group
+
+
+# -- arguments ----------------------------------------------------------------------------
+
+
+def given(
+    method: str, values: Mapping[str, Any], nullable: Collection[str] = ()
+) -> dict[str, Any]:
+    """The optional arguments that were given: UNSET is left out, None is sent as null
+    where the schema allows it (`nullable`) and refused (TypeError) where it does not,
+    before anything is sent."""
+    for name, value in values.items():
+        if value is None and name not in nullable:
+            raise TypeError(
+                f"{method}: {name} cannot be None (its schema does not allow null); "
+                "leave it out to send nothing"
+            )
+    return {name: value for name, value in values.items() if value is not UNSET}
+
+
 def present(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The optional arguments that were given: None means "leave it out" (the server's
-    default applies)."""
+    """What templates/client.py.jinja called before `given`: kept only until that
+    template change is committed (the working tree shares it with another change)."""
     return {name: value for name, value in values.items() if value is not None}
+
+
+async def call_tool(
+    client: Client,
+    tool: str,
+    arguments: BaseModel,
+    on_progress: ProgressFnT | None,
+) -> types.CallToolResult:
+    """`client.call_tool`, with the SDK's refusal of an output that breaks the listed
+    outputSchema (a RuntimeError) told as a ToolOutputError."""
+    try:
+        return await client.call_tool(
+            tool, to_json(arguments), progress_callback=on_progress
+        )
+    except RuntimeError as error:
+        output_error = _output_error(tool, error)
+        if output_error is None:
+            raise
+        raise output_error from error
+
+
+def _output_error(tool: str, error: RuntimeError) -> ToolOutputError | None:
+    # The SDK raises from jsonschema's error (see ClientSession.validate_tool_result).
+    from jsonschema import ValidationError as SchemaError
+
+    cause = error.__cause__
+    if isinstance(cause, SchemaError):
+        path = json_path(part for part in cause.absolute_path)
+        return ToolOutputError(tool, path, cause.message, None)
+    if str(error).endswith("did not return structured content"):
+        return ToolOutputError(tool, "$", "the result has no structuredContent", None)
+    return None
+
+
+# -- results ------------------------------------------------------------------------------
 
 
 def structured_result(tool: str, result: types.CallToolResult, wrapped: bool) -> Any:
     """The structured content of a successful call (unwrapped from `{"result": ...}`
-    when `wrapped`); ToolCallError for an `isError` result or one without it."""
+    when `wrapped`); ToolCallError for an `isError` result, ToolOutputError for one
+    without structuredContent."""
     if result.is_error:
         text = "\n".join(
             block.text
@@ -53,9 +241,40 @@ def structured_result(tool: str, result: types.CallToolResult, wrapped: bool) ->
             if isinstance(block, types.TextContent)
         )
         raise ToolCallError(tool, text or "the tool reported an error", result)
-    if result.structured_content is None:
-        raise ToolCallError(tool, "the result has no structuredContent", result)
-    return result.structured_content["result"] if wrapped else result.structured_content
+    content = result.structured_content
+    if content is None or (wrapped and "result" not in content):
+        raise ToolOutputError(tool, "$", "the result has no structuredContent", result)
+    return content["result"] if wrapped else content
+
+
+def output_value(
+    tool: str, result: types.CallToolResult, model: type[M], wrapped: bool
+) -> M:
+    """The structured content of a successful call as the tool's output model;
+    ToolOutputError, naming where, for content the model refuses."""
+    value = structured_result(tool, result, wrapped)
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = _located(value, first["loc"])
+        path = json_path(["result", *where] if wrapped else where)
+        raise ToolOutputError(tool, path, first["msg"], result) from None
+
+
+def _located(value: Any, location: Sequence[str | int]) -> list[str | int]:
+    """The part of pydantic's error location that is in the value: it also names the
+    members of a union it tried (`int`, `list[int]`), which are no keys."""
+    path: list[str | int] = []
+    for part in location:
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            break
+        path.append(part)
+    return path
 
 
 def tool_content(tool: str, result: types.CallToolResult) -> list[types.ContentBlock]:

@@ -13,8 +13,12 @@ from toy_server.models import DivideInput, DivideOutput, HalvesOutput, Item
 from toy_server.server import create_server
 
 from mcpgen.runtime.client import (
+    UNSET,
     ToolCallError,
-    present,
+    ToolOutputError,
+    Unset,
+    given,
+    output_value,
     resource_value,
     structured_result,
     to_json,
@@ -29,7 +33,7 @@ MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshak
 async def test_a_typed_call_round_trip(mode: str) -> None:
     toy = create_server()
     async with Client(toy, mode=mode) as client:
-        arguments = DivideInput.model_validate(present({"a": 9, "b": 3}))
+        arguments = DivideInput.model_validate(given("divide", {"a": 9, "b": 3}))
         result = await client.call_tool("divide", to_json(arguments))
         assert DivideOutput.model_validate(structured_result("divide", result, wrapped=False)) == DivideOutput(
             quotient=3.0
@@ -52,8 +56,11 @@ async def test_a_typed_call_round_trip(mode: str) -> None:
 
 def test_results_without_what_the_client_expects() -> None:
     bare = types.CallToolResult(content=[])
-    with pytest.raises(ToolCallError, match="the result has no structuredContent"):
+    with pytest.raises(ToolOutputError, match=r"^t: \$: the result has no structuredContent$"):
         structured_result("t", bare, wrapped=False)
+    unwrapped = types.CallToolResult(content=[], structured_content={"value": 1})
+    with pytest.raises(ToolOutputError, match="the result has no structuredContent"):
+        structured_result("t", unwrapped, wrapped=True)
     error = types.CallToolResult(content=[types.ImageContent(data="", mime_type="image/png")], is_error=True)
     with pytest.raises(ToolCallError, match="the tool reported an error"):
         tool_content("t", error)
@@ -70,12 +77,14 @@ def test_resource_values() -> None:
     assert resource_value(blob, Item) == Item(id="b", name="B")
 
 
-def test_present_and_to_json() -> None:
+def test_given_and_to_json() -> None:
     class Query(BaseModel):
         search_term: str = Field(alias="searchTerm")
         limit: int | None = None
 
-    assert present({"a": 1, "b": None, "c": False}) == {"a": 1, "c": False}
+    assert given("m", {"a": 1, "b": UNSET, "c": False, "d": None}, nullable=("d",)) == {"a": 1, "c": False, "d": None}
+    with pytest.raises(TypeError, match=r"^m: b cannot be None \(its schema does not allow null\)"):
+        given("m", {"a": 1, "b": None}, nullable=("a",))
     assert to_json(Query(searchTerm="x")) == {"searchTerm": "x"}
     assert to_json([1]) == [1]
 
@@ -88,3 +97,28 @@ def test_the_client_module_does_not_import_the_server_stack() -> None:
     )
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert completed.returncode == 0, completed.stderr
+
+
+def test_unset_is_one_falsy_value() -> None:
+    import copy
+    import pickle
+
+    assert Unset() is UNSET and copy.deepcopy(UNSET) is UNSET and pickle.loads(pickle.dumps(UNSET)) is UNSET
+    assert not UNSET and repr(UNSET) == "UNSET"
+
+
+def test_output_errors_name_where_in_the_structured_content() -> None:
+    wrapped = types.CallToolResult(content=[], structured_content={"result": [0.5, "half"]})
+    with pytest.raises(ToolOutputError) as caught:
+        output_value("halves", wrapped, HalvesOutput, wrapped=True)
+    assert (caught.value.tool, caught.value.path, caught.value.result) == ("halves", "$.result[1]", wrapped)
+
+
+    class Either(BaseModel):
+        n: int | str
+
+    # pydantic's location also names the union member it tried (`n.int`), which is no key.
+    wrong = types.CallToolResult(content=[], structured_content={"n": [1]})
+    with pytest.raises(ToolOutputError, match=r"^either: \$\.n: ") as located:
+        output_value("either", wrong, Either, wrapped=False)
+    assert located.value.path == "$.n"
