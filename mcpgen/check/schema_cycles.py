@@ -38,7 +38,7 @@ class _Graph:
                 self.nodes[at] = subschema
                 self.root_of[at] = root
 
-    def _target(self, ref: str, root: JsonPath) -> JsonPath | None:
+    def target(self, ref: str, root: JsonPath) -> JsonPath | None:
         """The subschema a local `$ref` names, if it is one the graph knows."""
         if not ref.startswith("#"):
             return None
@@ -55,7 +55,7 @@ class _Graph:
         """(the subschema applied in place, the `$ref` that applies it or None)."""
         node = self.nodes[at]
         if isinstance(node.get("$ref"), str):
-            target = self._target(node["$ref"], self.root_of[at])
+            target = self.target(node["$ref"], self.root_of[at])
             if target is not None:
                 yield target, at + ("$ref",)
         for key in _IN_PLACE_LISTS:
@@ -71,6 +71,20 @@ class _Graph:
                 for name in node[key]:
                     if at + (key, name) in self.nodes:
                         yield at + (key, name), None
+
+
+def ref_targets(roots: list[tuple[JsonPath, dict[str, Any]]]) -> dict[JsonPath, tuple[JsonPath, JsonPath]]:
+    """Every local `$ref` of these schemas that names one of their subschemas: the path of
+    the `$ref` key, and the paths of the schema it names and of the root it is in."""
+    graph = _Graph(roots)
+    found: dict[JsonPath, tuple[JsonPath, JsonPath]] = {}
+    for at, node in graph.nodes.items():
+        if isinstance(node.get("$ref"), str):
+            root = graph.root_of[at]
+            target = graph.target(node["$ref"], root)
+            if target is not None:
+                found[at + ("$ref",)] = (target, root)
+    return found
 
 
 def ref_cycles(roots: list[tuple[JsonPath, dict[str, Any]]], source: SourceMap) -> Iterator[Diagnostic]:

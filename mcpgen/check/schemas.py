@@ -15,6 +15,7 @@ from jsonschema.validators import validator_for
 from mcpgen.check.keywords import unknown_keywords
 from mcpgen.check.paths import label as _label
 from mcpgen.check.schema_cycles import ref_cycles
+from mcpgen.check.schema_depth import long_ref_chains
 from mcpgen.check.schema_values import (
     bad_regexes,
     invalid_values,
@@ -136,3 +137,4 @@ def check_schemas(spec: Spec) -> Iterator[Diagnostic]:
         yield from unsatisfiable_required(schema, path, spec.source)
         yield from invalid_values(schema, path, spec.source, spec.bundles.of(schema))
     yield from ref_cycles(roots, spec.source)
+    yield from long_ref_chains(roots, spec.source)
