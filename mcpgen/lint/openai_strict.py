@@ -41,7 +41,7 @@ ADDITIONAL_PROPERTIES = Rule(
 REQUIRED_ALL = Rule(
     "openai-strict/required-all",
     "error",
-    "list it under `required`; to keep it optional, let it be null too: `type: [string, 'null']`",
+    "list it under `required`; to keep it optional, let it be null too: `anyOf: [{type: string}, {type: 'null'}]`",
     SUPPORTED_SCHEMAS + ": 'All fields must be required'",
 )
 ROOT_ANY_OF = Rule(

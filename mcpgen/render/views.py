@@ -6,20 +6,22 @@ computed here, from the IR and from the models module as the model generator wro
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from mcpgen.ir import naming
-from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
+from mcpgen.ir.model import Api, Json, PromptIR, ResourceIR, ToolIR
 from mcpgen.render.environment import docstring, python_lines, python_literal
 from mcpgen.render.imports import Imports
 from mcpgen.render.model_index import ModelIndex
 
 # The runtime's public names, by the module of the generated package's `_runtime` that defines them.
 RUNTIME_EXPORTS = {
-    "._runtime.client": ("ToolCallError",),
+    "._runtime.client": ("UNSET", "ToolCallError", "ToolOutputError", "Unset"),
     "._runtime.content": (
         "ResourceContent",
         "ToolContent",
@@ -44,6 +46,7 @@ _CLIENT_MODULE_NAMES = frozenset(
     {
         "annotations", "Mapping", "Sequence", "TracebackType", "TYPE_CHECKING", "Any", "Literal", "Self",
         "types", "Client", "StdioServerParameters", "ProgressFnT", "UriTemplate", "_client", "Server", "Mode",
+        "UNSET", "Unset",
     }
 )  # fmt: skip
 
@@ -55,6 +58,7 @@ class Parameter:
     required: bool
     default: str | None = None  # the schema's default, as source; None: leave it out
     parameter: str | None = None  # the keyword argument, where it differs from the field
+    nullable: bool = True  # None is a value to send (null): the schema allows it
 
     @property
     def variable(self) -> str:
@@ -64,12 +68,15 @@ class Parameter:
     def declaration(self) -> str:
         if self.required:
             return f"{self.variable}: {self.annotation}"
-        return f"{self.variable}: {self.annotation} = {self.default or 'None'}"
+        if self.always_sent:
+            return f"{self.variable}: {self.annotation} = {self.default}"
+        # Left out unless given: UNSET, so that None can mean null where the schema allows it.
+        return f"{self.variable}: {self.annotation} | Unset = UNSET"
 
     @property
     def always_sent(self) -> bool:
         """Required arguments are sent even when None (a nullable field); so are those with
-        a real default. Others are sent only when given (None means "leave it out")."""
+        a real default. Others are sent only when given (not UNSET)."""
         return self.required or self.default not in (None, "None")
 
 
@@ -89,6 +96,7 @@ class PythonView:
         self.index = index
         # Every public model name -> the module of the models package that defines it.
         self.model_modules = model_modules
+        self._tool_parameters: dict[str, list[Parameter]] = {}
 
     # -- models ------------------------------------------------------------------------
 
@@ -113,17 +121,22 @@ class PythonView:
     def is_root(self, model: str) -> bool:
         return self.index.models[model].root is not None
 
-    def parameters(self, model: str | None) -> list[Parameter]:
-        """Keyword arguments mirroring a model's fields; optional ones default to None (left out)."""
+    def parameters(self, model: str | None, schema: Mapping[str, Json] | None = None) -> list[Parameter]:
+        """Keyword arguments mirroring a model's fields. Optional ones without a default are
+        left out unless given; they take None only where `schema` (the model's, whose
+        `properties` the fields are) allows null: the model itself says `| None` for every
+        optional field."""
         if model is None:
             return []
+        nulls = _NullableProperties(schema or {})
         parameters = []
         for field in self.index.models[model].fields:
-            annotation = field.annotation
-            has_default = field.default not in (None, "None")
-            if not field.required and not has_default and not annotation.endswith("None"):
-                annotation += " | None"
-            parameters.append(Parameter(field.name, annotation, field.required, field.default))
+            parameter = Parameter(field.name, field.annotation, field.required, field.default)
+            if not parameter.always_sent:
+                nullable = nulls.allowed(field.wire_name)
+                annotation = field.annotation if nullable else _without_none(field.annotation)
+                parameter = dataclasses.replace(parameter, annotation=annotation, nullable=nullable)
+            parameters.append(parameter)
         return sorted(parameters, key=lambda p: not p.required)
 
     def _add_annotations(
@@ -282,7 +295,9 @@ class PythonView:
     def client_imports(self) -> str:
         imports = Imports().add("__future__", "annotations")
         imports.add("collections.abc", "Mapping", "Sequence").add("types", "TracebackType")
-        imports.add("typing", "TYPE_CHECKING", "Any", "Literal", "Self")
+        imports.add("typing", "TYPE_CHECKING", "Any", "Self")
+        if any(prompt.arguments for prompt in self.api.prompts) or self.api.resource_templates:
+            imports.add("typing", "Literal")  # the completion methods' argument names
         imports.add("mcp", "Client", "StdioServerParameters")
         if self.api.prompts or self.api.resource_templates or any(t.output_model is None for t in self.api.tools):
             imports.add("mcp_types as types")
@@ -291,21 +306,29 @@ class PythonView:
         if self.api.resource_templates:
             imports.add("mcp.shared.uri_template", "UriTemplate")
         # Helpers are reached through `_client.`: no argument name (snake_case, never with a
-        # leading underscore) can shadow them.
-        if self.api.tools or self.api.resources or self.api.prompts:
-            imports.add("._runtime", "client as _client")
+        # leading underscore) can shadow them. Their types are imported by name, for signatures.
+        imports.add("._runtime", "client as _client")
+        imports.add("._runtime.client", "Mode")
+        if self.api.param_headers:
+            imports.add("._runtime", "client_headers as _client_headers")
         if self.api.tools or any(resource.content_model for resource in self.api.resources):
             # Models are read when a method runs, so importing the client imports none.
             imports.add(".", "models as _models")
         annotations: list[str] = []
         for tool in self.api.tools:
             # The models themselves are read through `_models.` when a method runs.
-            annotations += [parameter.annotation for parameter in self.client_parameters(tool.input_model)]
+            parameters = self.client_tool_parameters(tool)
+            annotations += [parameter.annotation for parameter in parameters]
             if tool.output_model:
                 annotations.append(self.public_type(tool.output_model))
         for resource in self.api.resources:
             if resource.content_model:
                 annotations += [resource.content_model, self.public_type(resource.content_model)]
+        left_out = [not a.required for prompt in self.api.prompts for a in prompt.arguments]
+        for tool in self.api.tools:
+            left_out += [not p.always_sent for p in self.client_tool_parameters(tool)]
+        if any(left_out):
+            imports.add("._runtime.client", "UNSET", "Unset")
         checked = Imports().add("mcp.server.lowlevel", "Server")
         self._add_annotations(imports, annotations, model_imports=checked)
         return _with_type_checking(imports, checked)
@@ -316,10 +339,10 @@ class PythonView:
         taken = _CLIENT_METHOD_NAMES | _CLIENT_MODULE_NAMES | {self.api.client_class}
         return taken | set(self.index.defined) | set(self.index.imported)
 
-    def client_parameters(self, model: str | None) -> list[Parameter]:
+    def client_parameters(self, model: str | None, schema: Mapping[str, Json] | None = None) -> list[Parameter]:
         """A client method's keyword arguments: the model's fields, renamed (`self_`) where a
         field would take a name the method itself uses."""
-        parameters = self.parameters(model)
+        parameters = self.parameters(model, schema)
         taken = self._client_names
         used = {p.name for p in parameters}
         renamed = []
@@ -333,8 +356,15 @@ class PythonView:
             renamed.append(p)
         return renamed
 
+    def client_tool_parameters(self, tool: ToolIR) -> list[Parameter]:
+        """A tool method's keyword arguments, worked out once per tool (judging which
+        properties accept null runs JSON Schema)."""
+        if tool.name not in self._tool_parameters:
+            self._tool_parameters[tool.name] = self.client_parameters(tool.input_model, tool.input_schema)
+        return self._tool_parameters[tool.name]
+
     def client_tool(self, tool: ToolIR) -> ClientMethod:
-        parameters = "".join(f", {p.declaration}" for p in self.client_parameters(tool.input_model))
+        parameters = "".join(f", {p.declaration}" for p in self.client_tool_parameters(tool))
         returns = self.public_type(tool.output_model) if tool.output_model else "list[types.ContentBlock]"
         signature = (
             f"async def {tool.method}(self, *{parameters}, on_progress: ProgressFnT | None = None) -> {returns}:"
@@ -343,11 +373,11 @@ class PythonView:
 
     def client_tool_arguments(self, tool: ToolIR) -> str:
         """The arguments a client method sends, as a dict expression."""
-        parameters = self.client_parameters(tool.input_model)
+        parameters = self.client_tool_parameters(tool)
         items = [f"{python_literal(p.name)}: {p.variable}" for p in parameters if p.always_sent]
-        optional = [f"{python_literal(p.name)}: {p.variable}" for p in parameters if not p.always_sent]
+        optional = [p for p in parameters if not p.always_sent]
         if optional:
-            items.append(f"**_client.present({{{', '.join(optional)}}})")
+            items.append(f"**{_given(tool.method, [(p.name, p.variable) for p in optional], [p.name for p in optional if p.nullable])}")
         return "{" + ", ".join(items) + "}"
 
     def client_resource(self, resource: ResourceIR) -> ClientMethod:
@@ -368,7 +398,7 @@ class PythonView:
     def client_prompt(self, prompt: PromptIR) -> ClientMethod:
         ordered = sorted(prompt.arguments, key=lambda argument: not argument.required)
         parameters = "".join(
-            f", {a.parameter}: str" if a.required else f", {a.parameter}: str | None = None" for a in ordered
+            f", {a.parameter}: str" if a.required else f", {a.parameter}: str | Unset = UNSET" for a in ordered
         )
         if parameters:
             parameters = ", *" + parameters
@@ -378,8 +408,8 @@ class PythonView:
         )
 
     def client_prompt_arguments(self, prompt: PromptIR) -> str:
-        pairs = ", ".join(f"{python_literal(a.name)}: {a.parameter}" for a in prompt.arguments)
-        return "{" + pairs + "}"
+        """Prompt arguments are strings, never null: only left out."""
+        return _given(prompt.method, [(a.name, a.parameter) for a in prompt.arguments], [])
 
     def summary(self, first: str, description: object) -> str:
         return _summary(first, description)
@@ -410,6 +440,54 @@ class PythonView:
         names = [name for names in RUNTIME_EXPORTS.values() for name in names]
         names += [self.api.client_class, "Handlers", "create_app", "create_server", "run", *self.model_names]
         return sorted(names)
+
+
+def _given(method: str, pairs: list[tuple[str, str]], nullable: list[str]) -> str:
+    """`_client.given(...)` of these (name, variable) pairs: UNSET left out, None refused
+    unless `nullable` names it."""
+    values = "{" + ", ".join(f"{python_literal(name)}: {variable}" for name, variable in pairs) + "}"
+    arguments = [python_literal(method), values]
+    if nullable:
+        names = ", ".join(python_literal(name) for name in nullable)
+        arguments.append(f"nullable=({names},)" if len(nullable) == 1 else f"nullable=({names})")
+    return f"_client.given({', '.join(arguments)})"
+
+
+class _NullableProperties:
+    """Which properties of an object schema accept null, judged by JSON Schema itself
+    (refs, unions and `type` lists alike). A property the schema does not list by name,
+    or a schema that is not plain properties, is taken to accept it: the server decides."""
+
+    def __init__(self, schema: Mapping[str, Json]) -> None:
+        self.schema = schema
+        properties = schema.get("properties")
+        self.properties: Mapping[str, Json] = properties if isinstance(properties, dict) else {}
+
+    @functools.cached_property
+    def _validator(self) -> Any:
+        from jsonschema.validators import validator_for
+
+        return validator_for(self.schema)(self.schema)
+
+    def allowed(self, name: str) -> bool:
+        if name not in self.properties:
+            return True
+        return bool(self._validator.evolve(schema=self.properties[name]).is_valid(None))
+
+
+def _without_none(annotation: str) -> str:
+    """`list[str] | None` -> `list[str]`: the union without its None members."""
+    tree = ast.parse(annotation, mode="eval").body
+    members = [m for m in _union_members(tree) if not (isinstance(m, ast.Constant) and m.value is None)]
+    if not members:
+        return annotation
+    return " | ".join(ast.unparse(member) for member in members)
+
+
+def _union_members(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union_members(node.left) + _union_members(node.right)
+    return [node]
 
 
 def _lazy(model: str) -> str:

@@ -35,7 +35,6 @@ __all__ = [
     "disconnect",
     "given",
     "output_value",
-    "present",
     "resource_value",
     "sdk_mode",
     "structured_result",
@@ -187,12 +186,6 @@ def given(
                 "leave it out to send nothing"
             )
     return {name: value for name, value in values.items() if value is not UNSET}
-
-
-def present(values: Mapping[str, Any]) -> dict[str, Any]:
-    """What templates/client.py.jinja called before `given`: kept only until that
-    template change is committed (the working tree shares it with another change)."""
-    return {name: value for name, value in values.items() if value is not None}
 
 
 async def call_tool(
