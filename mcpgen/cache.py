@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from mcpgen import progress
 from mcpgen.files import read_text, replace
 
 Input = TypeVar("Input")
@@ -99,13 +100,20 @@ def computed(
     # Chunks only where there are many jobs, each too small to repay its round trip.
     chunks = max(1, min(8, len(todo) // (32 * max(count, 1))))
     if _started is not None and todo:
-        results = _started.map(compute, todo, chunksize=chunks)
+        _store(kind, keys, outputs, missing, _started.imap(compute, todo, chunksize=chunks))
     elif count > 1:
         with ProcessPoolExecutor(max_workers=count) as pool:
-            results = list(pool.map(compute, todo, chunksize=chunks))
+            _store(kind, keys, outputs, missing, pool.map(compute, todo, chunksize=chunks))
     else:
-        results = [compute(each) for each in todo]
-    for index, result in zip(missing, results, strict=True):
+        _store(kind, keys, outputs, missing, (compute(each) for each in todo))
+    return [output or "" for output in outputs]
+
+
+def _store(kind: str, keys: Sequence[str], outputs: list[str | None], missing: list[int], results: Iterator[str]) -> None:
+    """Each result into `outputs` and the cache as it comes, the count on the progress line."""
+    cached = len(keys) - len(missing)
+    progress.count(cached, len(keys))
+    for done, (index, result) in enumerate(zip(missing, results, strict=True), start=1):
         outputs[index] = result
         write(kind, keys[index], result)
-    return [output or "" for output in outputs]
+        progress.count(cached + done, len(keys))

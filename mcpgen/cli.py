@@ -7,10 +7,11 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from mcpgen import __version__, pipeline
+from mcpgen import __version__, pipeline, progress
 from mcpgen.diagnostics import Diagnostic, SpecError, summary
 from mcpgen.importer.bounds import (
     Deadline,
@@ -43,12 +44,18 @@ def _parser() -> argparse.ArgumentParser:
             "--strict", action="store_true", help="treat warnings as errors: exit 1 and write nothing"
         )
 
+    def with_quiet(command: argparse.ArgumentParser) -> None:
+        command.add_argument(
+            "-q", "--quiet", action="store_true", help="no progress line on a terminal (there is none on a pipe)"
+        )
+
     def with_output(command: argparse.ArgumentParser) -> None:
         command.add_argument("spec", type=Path, help="the spec file (YAML)")
         command.add_argument(
             "-o", "--output", type=Path, help="directory that receives the package (default: the spec's `output`)"
         )
         with_strict(command)
+        with_quiet(command)
         command.add_argument(
             "--allow-outside-project",
             action="store_true",
@@ -183,6 +190,9 @@ def _import_parser(commands: Any) -> None:
         action="store_true",
         help="exit 1 if anything could not be carried over",
     )
+    command.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress line on a terminal (there is none on a pipe)"
+    )
 
 
 def _report(error: SpecError) -> int:
@@ -205,7 +215,9 @@ def _warn(warnings: Sequence[Diagnostic]) -> None:
 
 def _write(result: pipeline.Build, force: bool, spec: Path | None = None) -> int:
     _warn(result.warnings)
-    plan = result.plan(force)
+    with _progress("building"):
+        progress.stage(f"comparing {len(result.files)} files with {result.directory}")
+        plan = result.plan(force)
     if plan.conflicts:
         for conflict in plan.conflicts:
             where = result.directory if conflict.name == "." else result.directory / conflict.name
@@ -217,7 +229,9 @@ def _write(result: pipeline.Build, force: bool, spec: Path | None = None) -> int
         else:
             print("nothing was written", file=sys.stderr)
         return EXIT_FAILED
-    written = pipeline.write(result, plan)
+    with _progress("building"):
+        progress.stage(f"writing {len(plan.changed)} files")
+        written = pipeline.write(result, plan)
     count = len(written.written)
     print(
         f"{shown(str(written.directory))}: {count} file{'s' if count != 1 else ''} written, "
@@ -254,6 +268,15 @@ def _next_steps(spec: Path, package: Path) -> tuple[str, str]:
     return f"mcpgen stub {shlex.quote(str(spec))} > {app}", f"{path}{python} {app}"
 
 
+_quiet = False  # --quiet: set once per run by `_main`
+
+
+def _progress(verb: str) -> AbstractContextManager[None]:
+    """The progress line around a long step (see `mcpgen.progress`); its first appearance
+    waits for a second of the whole run, not of the step."""
+    return progress.showing(verb, _quiet, process_started())
+
+
 def _usage(error: pipeline.UsageError) -> int:
     print(f"mcpgen: error: {shown(str(error))}", file=sys.stderr)
     return EXIT_USAGE
@@ -266,7 +289,8 @@ def _build(spec: Path, output: Path | None, force: bool, strict: bool, allow_out
             if directory is not None:
                 print(f"{shown(str(directory))}: up to date")
                 return EXIT_OK
-        result = pipeline.build(spec, output, strict, allow_outside)
+        with _progress("building"):
+            result = pipeline.build(spec, output, strict, allow_outside)
     except SpecError as error:
         return _report(error)
     except pipeline.UsageError as error:
@@ -279,7 +303,8 @@ def _check(spec: Path, output: Path | None, strict: bool, allow_outside: bool = 
     from mcpgen.write.plan import unified_diff
 
     try:
-        result = pipeline.build(spec, output, strict, allow_outside)
+        with _progress("checking"):
+            result = pipeline.build(spec, output, strict, allow_outside)
     except SpecError as error:
         return _report(error)
     except pipeline.UsageError as error:
@@ -500,9 +525,8 @@ def _import(options: argparse.Namespace) -> int:
         if options.capture is not None:
             capture = pipeline.read_capture(options.capture, limits.max_bytes)
         else:
-            capture = pipeline.list_server(
-                source, options.stdio is not None, options.era, limits, deadline
-            )
+            with _progress("importing"):
+                capture = pipeline.list_server(source, options.stdio is not None, options.era, limits, deadline)
     except SourceError as error:
         print(error, file=sys.stderr)  # what it quotes is escaped where it is raised
         return EXIT_FAILED
@@ -511,13 +535,14 @@ def _import(options: argparse.Namespace) -> int:
             return EXIT_FAILED
         print(f"{shown(str(options.save_capture))}: capture written", file=sys.stderr)
     try:
-        imported = pipeline.import_capture(
-            capture,
-            str(spec or "<stdout>"),
-            options.package,
-            not options.no_shared_definitions,
-            deadline,
-        )
+        with _progress("importing"):
+            imported = pipeline.import_capture(
+                capture,
+                str(spec or "<stdout>"),
+                options.package,
+                not options.no_shared_definitions,
+                deadline,
+            )
     except OutOfTime as error:  # nothing is written yet
         print(f"{shown(source)}: error: {error}", file=sys.stderr)
         return EXIT_FAILED
@@ -570,6 +595,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exit:  # argparse: --help and --version exit 0, bad usage 2
         return EXIT_OK if not exit.code else EXIT_USAGE
     command = options.command
+    global _quiet
+    _quiet = bool(getattr(options, "quiet", False))
     if command == "schema":
         from mcpgen.spec.format import spec_format_json
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpgen import collector
+from mcpgen import collector, progress
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 from mcpgen.ir import naming
 
@@ -181,10 +181,12 @@ def build(
     from mcpgen.write.manifest import manifest_text
 
     with collector.paused(), _early_workers(spec_path, warm_up):
+        progress.stage("reading and checking the spec")
         spec, raw, warnings = load_spec(spec_path, strict)
         directory = package_directory(spec, output)
         _check_output(spec, directory, output, allow_outside)
         _remember_directory(spec_path, raw, output, directory)
+        progress.stage("resolving", about=_contents(spec))
         api = resolve(spec, raw)
         try:
             files = render_package(api)
@@ -192,6 +194,12 @@ def build(
             raise SpecError([*_model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
     manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, files)
     return Build(api, directory, files, manifest, tuple(warnings))
+
+
+def _contents(spec: Spec) -> str:
+    """`300 tools, 2 prompts`: what a build works on, for its progress line."""
+    counts = {"tool": len(spec.tools), "resource": len(spec.resources), "prompt": len(spec.prompts)}
+    return ", ".join(f"{count} {kind}{'s' if count != 1 else ''}" for kind, count in counts.items() if count)
 
 
 def validate(spec_path: Path, strict: bool = False) -> list[Diagnostic]:

@@ -176,7 +176,8 @@ def test_what_a_spec_cannot_hold_is_reported_by_name() -> None:
         "name": "demo",
         "version": "1",
         "package": "demo",
-        "capabilities": {"tools": {"listChanged": True}},
+        # A prompt with arguments implies completion, which the server does not announce.
+        "capabilities": {"tools": {"listChanged": True}, "completions": False},
     }
     assert spec["tools"] == {
         "fine": {"title": "Fine", "inputSchema": ANY_OBJECT},

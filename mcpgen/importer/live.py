@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from mcpgen import progress
 from mcpgen.importer.bounds import Budget, Deadline, Limits
 from mcpgen.importer.capture import LISTS, Capture, SourceError
 from mcpgen.importer.transports import StdioNotes, counted_http, counted_stdio
@@ -54,8 +55,10 @@ async def _all_pages(
     seen: set[str] = set()
     for number in range(1, max_pages + 1):
         reading.now = method if number == 1 else f"{method} (page {number})"
+        progress.stage(reading.now)
         page = await fetch(cursor)
         items.extend(_wire(item) for item in getattr(page, field))
+        progress.stage(reading.now, about=f"{len(items)} {method.split('/')[-2]}")
         cursor = page.next_cursor
         if cursor is None:
             return items

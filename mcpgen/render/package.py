@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 
+from mcpgen import progress
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import render_template
 from mcpgen.render.formatting import format_modules
@@ -53,6 +54,7 @@ def _require_classes(api: Api, index: ModelIndex) -> None:
 
 def render_package(api: Api) -> dict[str, bytes]:
     top = header(api)
+    progress.stage("models")
     models = render_models(api, top)
     # The index reads names and annotations, which formatting does not change.
     index = models.index
@@ -61,12 +63,14 @@ def render_package(api: Api) -> dict[str, bytes]:
     python = {f"{MODELS_DIRECTORY}/__init__.py": render_template("models_init.py.jinja", api=api, view=view)}
     for module in TEMPLATED_MODULES:
         python[module] = render_template(f"{module}.jinja", api=api, view=view)
+    progress.stage("server, handlers and client")
     texts = dict(zip(python, format_modules(list(python.values())), strict=True))
     # The model modules are written black-clean (render/black_style/).
     texts |= {f"{MODELS_DIRECTORY}/{module}.py": source for module, source in models.modules.items()}
     for name, source in runtime_sources().items():
         # Copied verbatim: the header adds only comments, so black's verdict is unchanged.
         texts[f"{RUNTIME_DIRECTORY}/{name}"] = f"{top}\n{source}"
+    progress.stage("schema.json and SCHEMA.md")
     document = schema_document(api)
     texts["schema.json"] = render_schema_json(document)
     texts["SCHEMA.md"] = render_schema_markdown(api, document, view)
