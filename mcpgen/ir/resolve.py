@@ -291,31 +291,35 @@ def _prompt(prompt: Prompt, models: _Models, assets: _Assets) -> PromptIR:
 
 
 def _capabilities(spec: Spec, completions: bool) -> dict[str, Json]:
-    """What the server announces: what its contents imply, plus the spec's declared flags."""
+    """What the server announces: what its contents imply, plus what the spec declares (a
+    list capability declared without entries is announced, and its list served empty, as
+    servers written with the SDKs do)."""
     declared = spec.server.capabilities
     capabilities: dict[str, Json] = {}
     if completions:
         capabilities["completions"] = {}
     if "logging" in declared:
         capabilities["logging"] = {}
-    if spec.prompts:
+    if spec.prompts or "prompts" in declared:
         capabilities["prompts"] = {"listChanged": bool(declared.get("prompts", {}).get("listChanged"))}
-    if spec.resources:
+    if spec.resources or "resources" in declared:
         flags = declared.get("resources", {})
         capabilities["resources"] = {
             "subscribe": bool(flags.get("subscribe")),
             "listChanged": bool(flags.get("listChanged")),
         }
-    if spec.tools:
+    if spec.tools or "tools" in declared:
         capabilities["tools"] = {"listChanged": bool(declared.get("tools", {}).get("listChanged"))}
     return capabilities
 
 
 def _completions(spec: Spec) -> dict[tuple[str, str], dict[str, list[str]]] | None:
     """Completion is served when anything can be completed: a prompt argument or a template
-    variable. Values come from the spec, or from the `complete` handler."""
+    variable, or when the spec declares it (`completions: {}`), and never under `completions:
+    false`. Values come from the spec, or from the `complete` handler."""
+    declared = spec.server.capabilities.get("completions")
     completable = [p for p in spec.prompts if p.arguments] + [r for r in spec.resources if r.uri_template]
-    if not completable:
+    if declared is False or not (completable or declared == {}):
         return None
     values: dict[tuple[str, str], dict[str, list[str]]] = {}
     for prompt in spec.prompts:
