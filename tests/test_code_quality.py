@@ -56,11 +56,6 @@ def test_a_generated_100_tool_package_is_black_clean(tmp_path: Path) -> None:
     assert ruff.returncode == 0, ruff.stdout + ruff.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="left to their owners: _runtime/client.py (PYI034 on Unset.__new__, SIM114) and the typed "
-    "client's `int | float` parameters (PYI041); remove this mark when they are fixed",
-)
 @pytest.mark.parametrize("spec", ["gift_server", "conformance", "kitchen_sink"])
 def test_fresh_packages_pass_ruff_defaults_and_the_repository_config(spec: str, tmp_path: Path) -> None:
     # A user's own ruff reaches generated code unless told otherwise: with no configuration

@@ -8,7 +8,7 @@ Implement `Handlers`, then serve it with `run(handlers)`; call it with `GiftServ
 from typing import TYPE_CHECKING
 
 from . import models as _models
-from ._runtime.client import ToolCallError
+from ._runtime.client import UNSET, ToolCallError, ToolOutputError, Unset
 from ._runtime.content import (
     ResourceContent,
     ToolContent,
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "UNSET",
     "Context",
     "GeneratedServer",
     "Gift",
@@ -62,7 +63,9 @@ __all__ = [
     "ToolCallError",
     "ToolContent",
     "ToolError",
+    "ToolOutputError",
     "ToolResult",
+    "Unset",
     "audio",
     "create_app",
     "create_server",

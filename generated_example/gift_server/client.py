@@ -6,7 +6,9 @@
         ...
 
 Tool methods take keyword arguments from the tool's input model and return its
-output model; an `isError` result raises `ToolCallError` with the tool's message.
+output model. An optional argument left out (`UNSET`) is not sent; `None` sends
+null where the schema allows it. An `isError` result raises `ToolCallError` with the
+tool's message; a result that breaks the tool's output schema raises `ToolOutputError`.
 It needs only `_runtime/client.py` of this package, not the server.
 """
 
@@ -23,29 +25,33 @@ from mcp.shared.uri_template import UriTemplate
 
 from . import models as _models
 from ._runtime import client as _client
+from ._runtime.client import UNSET, Mode, Unset
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from .models import Gift, GiftCatalogContent, GiftContent, SuggestGiftsOutput
 
-Mode = Literal["auto", "legacy"]
-
 
 class GiftServerClient:
     """Typed calls to gift-server over an `mcp.Client`.
 
-    `mode="auto"` speaks the newest protocol the server supports (2026-07-28),
-    `mode="legacy"` the 2025-11-25 handshake.
+    `mode` is the protocol era, in the words of `mcpgen import --era`: "auto" speaks
+    the newest the server supports (2026-07-28, else the 2025-11-25 handshake),
+    "modern" only 2026-07-28, "legacy" the 2025-11-25 handshake.
     """
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, *, mode: Mode = "auto") -> None:
+        """Typed calls over `client`; with mode "modern", entering refuses a server that
+        only speaks 2025-11-25."""
+        _client.sdk_mode(mode)
         self.client = client
+        self.mode = mode
 
     @classmethod
     def in_memory(cls, server: Server[Any], *, mode: Mode = "auto") -> Self:
         """Talk to a server in this process (for tests): `in_memory(create_server(handlers))`."""
-        return cls(Client(server, mode=mode))
+        return cls(Client(server, mode=_client.sdk_mode(mode)), mode=mode)
 
     @classmethod
     def stdio(
@@ -64,15 +70,15 @@ class GiftServerClient:
             env=dict(env) if env is not None else None,
             cwd=cwd,
         )
-        return cls(Client(parameters, mode=mode))
+        return cls(Client(parameters, mode=_client.sdk_mode(mode)), mode=mode)
 
     @classmethod
     def http(cls, url: str, *, mode: Mode = "auto") -> Self:
         """Talk to a server over Streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`."""
-        return cls(Client(url, mode=mode))
+        return cls(Client(url, mode=_client.sdk_mode(mode)), mode=mode)
 
     async def __aenter__(self) -> Self:
-        await self.client.__aenter__()
+        await _client.connect(self.client, self.mode)
         return self
 
     async def __aexit__(
@@ -81,14 +87,14 @@ class GiftServerClient:
         exc_value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await self.client.__aexit__(exc_type, exc_value, traceback)
+        await _client.disconnect(self.client, exc_type, exc_value, traceback)
 
     async def suggest_gifts(
         self,
         *,
         occasion: Literal["birthday", "wedding", "new_year", "anniversary"],
-        budget: int | float,
-        recipient: str | None = None,
+        budget: float,
+        recipient: str | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> SuggestGiftsOutput:
         """Call tool `suggest_gifts`: Suggests gift ideas for a given occasion and budget."""
@@ -96,33 +102,29 @@ class GiftServerClient:
             {
                 "occasion": occasion,
                 "budget": budget,
-                **_client.present({"recipient": recipient}),
+                **_client.given("suggest_gifts", {"recipient": recipient}),
             }
         )
-        result = await self.client.call_tool(
-            "suggest_gifts", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "suggest_gifts", arguments, on_progress
         )
-        value = _client.structured_result("suggest_gifts", result, wrapped=False)
-        return _models.SuggestGiftsOutput.model_validate(value)
+        return _client.output_value(
+            "suggest_gifts", result, _models.SuggestGiftsOutput, wrapped=False
+        )
 
     async def suggest_gift_cards(
-        self,
-        *,
-        budget: int | float,
-        count: int = 3,
-        on_progress: ProgressFnT | None = None,
+        self, *, budget: float, count: int = 3, on_progress: ProgressFnT | None = None
     ) -> list[int | float]:
         """Call tool `suggest_gift_cards`: Suggests gift card amounts that fit a budget."""
         arguments = _models.SuggestGiftCardsInput.model_validate(
             {"budget": budget, "count": count}
         )
-        result = await self.client.call_tool(
-            "suggest_gift_cards",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "suggest_gift_cards", arguments, on_progress
         )
-        value = _client.structured_result("suggest_gift_cards", result, wrapped=True)
-        return _models.SuggestGiftCardsOutput.model_validate(value).root
+        return _client.output_value(
+            "suggest_gift_cards", result, _models.SuggestGiftCardsOutput, wrapped=True
+        ).root
 
     async def read_gift_catalog(self) -> GiftCatalogContent:
         """Read `mcp://gift-server/resources/gift_catalog`: Every gift the server can suggest."""
@@ -148,15 +150,17 @@ class GiftServerClient:
         return value
 
     async def get_gift_congrats_style(
-        self, *, occasion: str, tone: str | None = None
+        self, *, occasion: str, tone: str | Unset = UNSET
     ) -> types.GetPromptResult:
         """Get prompt `gift_congrats_style`: Writes a greeting to go with a gift."""
-        arguments = _client.present({"occasion": occasion, "tone": tone})
+        arguments = _client.given(
+            "get_gift_congrats_style", {"occasion": occasion, "tone": tone}
+        )
         return await self.client.get_prompt("gift_congrats_style", arguments)
 
     async def get_gift_thank_you(self, *, gift: str) -> types.GetPromptResult:
         """Get prompt `gift_thank_you`: A thank-you note for a gift received, written by the server's own logic."""
-        arguments = _client.present({"gift": gift})
+        arguments = _client.given("get_gift_thank_you", {"gift": gift})
         return await self.client.get_prompt("gift_thank_you", arguments)
 
     async def complete_prompt_gift_congrats_style(

@@ -131,10 +131,10 @@ class PythonView:
         nulls = _NullableProperties(schema or {})
         parameters = []
         for field in self.index.models[model].fields:
-            parameter = Parameter(field.name, field.annotation, field.required, field.default)
+            parameter = Parameter(field.name, _numeric_tower(field.annotation), field.required, field.default)
             if not parameter.always_sent:
                 nullable = nulls.allowed(field.wire_name)
-                annotation = field.annotation if nullable else _without_none(field.annotation)
+                annotation = parameter.annotation if nullable else _without_none(parameter.annotation)
                 parameter = dataclasses.replace(parameter, annotation=annotation, nullable=nullable)
             parameters.append(parameter)
         return sorted(parameters, key=lambda p: not p.required)
@@ -482,6 +482,17 @@ def _without_none(annotation: str) -> str:
     if not members:
         return annotation
     return " | ".join(ast.unparse(member) for member in members)
+
+
+def _numeric_tower(annotation: str) -> str:
+    """`int | float` -> `float`: type checkers take an int where a float is asked for
+    (PEP 484's numeric tower), so the int says nothing (ruff's PYI041)."""
+    tree = ast.parse(annotation, mode="eval").body
+    members = _union_members(tree)
+    names = [member.id if isinstance(member, ast.Name) else None for member in members]
+    if "int" not in names or "float" not in names:
+        return annotation
+    return " | ".join(ast.unparse(m) for m, name in zip(members, names, strict=True) if name != "int")
 
 
 def _union_members(node: ast.expr) -> list[ast.expr]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, Self, TypeVar, overload
 
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -58,10 +58,10 @@ class Unset:
 
     _instance: Unset | None = None
 
-    def __new__(cls) -> Unset:
+    def __new__(cls) -> Self:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
-        return cls._instance
+        return cls._instance  # type: ignore[return-value]  # the one instance, of this class
 
     def __bool__(self) -> Literal[False]:
         return False
@@ -260,12 +260,13 @@ def _located(value: Any, location: Sequence[str | int]) -> list[str | int]:
     members of a union it tried (`int`, `list[int]`), which are no keys."""
     path: list[str | int] = []
     for part in location:
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
-            value = value[part]
-        else:
+        in_dict = isinstance(value, dict) and part in value
+        in_list = (
+            isinstance(value, list) and isinstance(part, int) and part < len(value)
+        )
+        if not (in_dict or in_list):
             break
+        value = value[part]
         path.append(part)
     return path
 

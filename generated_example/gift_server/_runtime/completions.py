@@ -75,7 +75,8 @@ class CompletionTable:
                 raise MCPError(
                     INTERNAL_ERROR, f"Completion timed out after {exc.timeout:g} s."
                 ) from None
-            except Exception:
+            except Exception:  # noqa: BLE001
+                # A crash, SystemExit included (see guard.py): the server keeps serving.
                 # Never leak exception text or tracebacks to the client: log them here.
                 logger.exception("completing %r failed", key[1])
                 raise MCPError(

@@ -200,7 +200,7 @@ class ResourceTable:
                 INTERNAL_ERROR,
                 f"Reading resource '{shown}' timed out after {exc.timeout:g} s.",
             ) from None
-        except Exception:
+        except Exception:  # noqa: BLE001
             # A crash, SystemExit included (see guard.py): the server keeps serving.
             # Never leak exception text or tracebacks to the client: log them here.
             logger.exception("reading resource %r failed", shown)

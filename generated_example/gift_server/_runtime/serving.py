@@ -16,6 +16,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from .http_guard import RequestGuard, allowed_hosts_for
+from .http_param_headers import ParamHeaderCheck
 from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
 from .server import GeneratedServer
@@ -62,7 +63,9 @@ def http_app(
         ),
     )
     # Starlette runs the middleware added last first: RequestGuard refuses foreign
-    # hosts before SessionWatch counts anything.
+    # hosts before SessionWatch counts anything; ParamHeaderCheck reads the body
+    # RequestGuard has read.
+    app.add_middleware(ParamHeaderCheck, input_schema=server.get_tool_input_schema)
     app.add_middleware(
         SessionWatch,
         idle_timeout=None if stateless else limits.session_idle_timeout,
@@ -207,7 +210,7 @@ async def serve_stdio(server: Server[Any]) -> None:
         )
 
 
-def _non_negative(kind: type[float] | type[int]) -> Any:
+def _non_negative(kind: type[float | int]) -> Any:
     def parse(text: str) -> float | int:
         try:
             value = kind(text)

@@ -8,7 +8,7 @@ Implement `Handlers`, then serve it with `run(handlers)`; call it with `McpgenCo
 from typing import TYPE_CHECKING
 
 from . import models as _models
-from ._runtime.client import ToolCallError
+from ._runtime.client import UNSET, ToolCallError, ToolOutputError, Unset
 from ._runtime.content import (
     ResourceContent,
     ToolContent,
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         JsonSchema202012ToolInputAddress,
         TemplateDataContent,
         TestAudioContentInput,
+        TestCustomHeaderInput,
         TestElicitationInput,
         TestElicitationSep1034DefaultsInput,
         TestElicitationSep1330EnumsInput,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "UNSET",
     "Context",
     "GeneratedServer",
     "Handlers",
@@ -73,6 +75,7 @@ __all__ = [
     "ResourceContent",
     "TemplateDataContent",
     "TestAudioContentInput",
+    "TestCustomHeaderInput",
     "TestElicitationInput",
     "TestElicitationSep1034DefaultsInput",
     "TestElicitationSep1330EnumsInput",
@@ -102,7 +105,9 @@ __all__ = [
     "ToolCallError",
     "ToolContent",
     "ToolError",
+    "ToolOutputError",
     "ToolResult",
+    "Unset",
     "audio",
     "create_app",
     "create_server",

@@ -6,7 +6,9 @@
         ...
 
 Tool methods take keyword arguments from the tool's input model and return its
-output model; an `isError` result raises `ToolCallError` with the tool's message.
+output model. An optional argument left out (`UNSET`) is not sent; `None` sends
+null where the schema allows it. An `isError` result raises `ToolCallError` with the
+tool's message; a result that breaks the tool's output schema raises `ToolOutputError`.
 It needs only `_runtime/client.py` of this package, not the server.
 """
 
@@ -23,29 +25,43 @@ from mcp.shared.uri_template import UriTemplate
 
 from . import models as _models
 from ._runtime import client as _client
+from ._runtime import client_headers as _client_headers
+from ._runtime.client import UNSET, Mode, Unset
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from .models import JsonSchema202012ToolInputAddress, TemplateDataContent
 
-Mode = Literal["auto", "legacy"]
+# The Mcp-Param-* headers of 2026-07-28 HTTP calls: tool -> property path -> x-mcp-header.
+PARAM_HEADERS = {
+    "test_custom_header": {
+        ("region",): "Region",
+        ("priority",): "Priority",
+        ("dryRun",): "Dry-Run",
+    }
+}
 
 
 class McpgenConformanceClient:
     """Typed calls to mcpgen-conformance over an `mcp.Client`.
 
-    `mode="auto"` speaks the newest protocol the server supports (2026-07-28),
-    `mode="legacy"` the 2025-11-25 handshake.
+    `mode` is the protocol era, in the words of `mcpgen import --era`: "auto" speaks
+    the newest the server supports (2026-07-28, else the 2025-11-25 handshake),
+    "modern" only 2026-07-28, "legacy" the 2025-11-25 handshake.
     """
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, *, mode: Mode = "auto") -> None:
+        """Typed calls over `client`; with mode "modern", entering refuses a server that
+        only speaks 2025-11-25."""
+        _client.sdk_mode(mode)
         self.client = client
+        self.mode = mode
 
     @classmethod
     def in_memory(cls, server: Server[Any], *, mode: Mode = "auto") -> Self:
         """Talk to a server in this process (for tests): `in_memory(create_server(handlers))`."""
-        return cls(Client(server, mode=mode))
+        return cls(Client(server, mode=_client.sdk_mode(mode)), mode=mode)
 
     @classmethod
     def stdio(
@@ -64,15 +80,16 @@ class McpgenConformanceClient:
             env=dict(env) if env is not None else None,
             cwd=cwd,
         )
-        return cls(Client(parameters, mode=mode))
+        return cls(Client(parameters, mode=_client.sdk_mode(mode)), mode=mode)
 
     @classmethod
     def http(cls, url: str, *, mode: Mode = "auto") -> Self:
         """Talk to a server over Streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`."""
-        return cls(Client(url, mode=mode))
+        return cls(Client(url, mode=_client.sdk_mode(mode)), mode=mode)
 
     async def __aenter__(self) -> Self:
-        await self.client.__aenter__()
+        await _client.connect(self.client, self.mode)
+        _client_headers.declare(self.client, PARAM_HEADERS)
         return self
 
     async def __aexit__(
@@ -81,17 +98,15 @@ class McpgenConformanceClient:
         exc_value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await self.client.__aexit__(exc_type, exc_value, traceback)
+        await _client.disconnect(self.client, exc_type, exc_value, traceback)
 
     async def test_simple_text(
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_simple_text`: Returns a simple text response."""
         arguments = _models.TestSimpleTextInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_simple_text",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_simple_text", arguments, on_progress
         )
         return _client.tool_content("test_simple_text", result)
 
@@ -100,10 +115,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_image_content`: Returns an image."""
         arguments = _models.TestImageContentInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_image_content",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_image_content", arguments, on_progress
         )
         return _client.tool_content("test_image_content", result)
 
@@ -112,10 +125,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_audio_content`: Returns an audio clip."""
         arguments = _models.TestAudioContentInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_audio_content",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_audio_content", arguments, on_progress
         )
         return _client.tool_content("test_audio_content", result)
 
@@ -124,10 +135,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_embedded_resource`: Returns an embedded resource."""
         arguments = _models.TestEmbeddedResourceInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_embedded_resource",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_embedded_resource", arguments, on_progress
         )
         return _client.tool_content("test_embedded_resource", result)
 
@@ -136,10 +145,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_multiple_content_types`: Returns text, an image and an embedded resource."""
         arguments = _models.TestMultipleContentTypesInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_multiple_content_types",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_multiple_content_types", arguments, on_progress
         )
         return _client.tool_content("test_multiple_content_types", result)
 
@@ -148,10 +155,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_error_handling`: Always fails with a tool error."""
         arguments = _models.TestErrorHandlingInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_error_handling",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_error_handling", arguments, on_progress
         )
         return _client.tool_content("test_error_handling", result)
 
@@ -160,10 +165,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_progress`: Reports progress three times."""
         arguments = _models.TestToolWithProgressInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_tool_with_progress",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_tool_with_progress", arguments, on_progress
         )
         return _client.tool_content("test_tool_with_progress", result)
 
@@ -172,10 +175,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_logging`: Sends three log messages."""
         arguments = _models.TestToolWithLoggingInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_tool_with_logging",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_tool_with_logging", arguments, on_progress
         )
         return _client.tool_content("test_tool_with_logging", result)
 
@@ -184,8 +185,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_sampling`: Asks the client's model to answer a prompt."""
         arguments = _models.TestSamplingInput.model_validate({"prompt": prompt})
-        result = await self.client.call_tool(
-            "test_sampling", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "test_sampling", arguments, on_progress
         )
         return _client.tool_content("test_sampling", result)
 
@@ -194,10 +195,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation`: Asks the user for a username and an email address."""
         arguments = _models.TestElicitationInput.model_validate({"message": message})
-        result = await self.client.call_tool(
-            "test_elicitation",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_elicitation", arguments, on_progress
         )
         return _client.tool_content("test_elicitation", result)
 
@@ -206,10 +205,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1034_defaults`: Asks the user with a form whose fields have defaults (SEP-1034)."""
         arguments = _models.TestElicitationSep1034DefaultsInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_elicitation_sep1034_defaults",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_elicitation_sep1034_defaults", arguments, on_progress
         )
         return _client.tool_content("test_elicitation_sep1034_defaults", result)
 
@@ -218,53 +215,73 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1330_enums`: Asks the user with every kind of enum field (SEP-1330)."""
         arguments = _models.TestElicitationSep1330EnumsInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_elicitation_sep1330_enums",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_elicitation_sep1330_enums", arguments, on_progress
         )
         return _client.tool_content("test_elicitation_sep1330_enums", result)
 
     async def json_schema_2020_12_tool(
         self,
         *,
-        name: str | None = None,
-        address: JsonSchema202012ToolInputAddress | None = None,
-        contactMethod: Literal["phone", "email"] | None = None,
-        phone: str | None = None,
-        email: str | None = None,
+        name: str | Unset = UNSET,
+        address: JsonSchema202012ToolInputAddress | Unset = UNSET,
+        contactMethod: Literal["phone", "email"] | Unset = UNSET,
+        phone: str | Unset = UNSET,
+        email: str | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> list[types.ContentBlock]:
         """Call tool `json_schema_2020_12_tool`: A tool whose input schema uses JSON Schema 2020-12 features, served verbatim."""
         arguments = _models.JsonSchema202012ToolInput.model_validate(
             {
-                **_client.present(
+                **_client.given(
+                    "json_schema_2020_12_tool",
                     {
                         "name": name,
                         "address": address,
                         "contactMethod": contactMethod,
                         "phone": phone,
                         "email": email,
-                    }
+                    },
                 )
             }
         )
-        result = await self.client.call_tool(
-            "json_schema_2020_12_tool",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "json_schema_2020_12_tool", arguments, on_progress
         )
         return _client.tool_content("json_schema_2020_12_tool", result)
+
+    async def test_custom_header(
+        self,
+        *,
+        region: str,
+        priority: int | Unset = UNSET,
+        dryRun: bool | Unset = UNSET,
+        on_progress: ProgressFnT | None = None,
+    ) -> list[types.ContentBlock]:
+        """Call tool `test_custom_header`: Echoes its region, which HTTP clients also send as the Mcp-Param-Region header (SEP-2243)."""
+        arguments = _models.TestCustomHeaderInput.model_validate(
+            {
+                "region": region,
+                **_client.given(
+                    "test_custom_header", {"priority": priority, "dryRun": dryRun}
+                ),
+            }
+        )
+        result = await _client.call_tool(
+            self.client, "test_custom_header", arguments, on_progress
+        )
+        return _client.tool_content("test_custom_header", result)
 
     async def test_input_required_result_elicitation(
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_elicitation`: Asks the user's name (input_required on 2026-07-28)."""
         arguments = _models.TestInputRequiredResultElicitationInput.model_validate({})
-        result = await self.client.call_tool(
+        result = await _client.call_tool(
+            self.client,
             "test_input_required_result_elicitation",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+            arguments,
+            on_progress,
         )
         return _client.tool_content("test_input_required_result_elicitation", result)
 
@@ -273,10 +290,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_sampling`: Asks the client's model a question."""
         arguments = _models.TestInputRequiredResultSamplingInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_input_required_result_sampling",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_input_required_result_sampling", arguments, on_progress
         )
         return _client.tool_content("test_input_required_result_sampling", result)
 
@@ -285,10 +300,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_list_roots`: Asks the client for its roots."""
         arguments = _models.TestInputRequiredResultListRootsInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_input_required_result_list_roots",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_input_required_result_list_roots", arguments, on_progress
         )
         return _client.tool_content("test_input_required_result_list_roots", result)
 
@@ -297,10 +310,11 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_request_state`: Asks for a confirmation, carrying request state."""
         arguments = _models.TestInputRequiredResultRequestStateInput.model_validate({})
-        result = await self.client.call_tool(
+        result = await _client.call_tool(
+            self.client,
             "test_input_required_result_request_state",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+            arguments,
+            on_progress,
         )
         return _client.tool_content("test_input_required_result_request_state", result)
 
@@ -311,10 +325,11 @@ class McpgenConformanceClient:
         arguments = _models.TestInputRequiredResultMultipleInputsInput.model_validate(
             {}
         )
-        result = await self.client.call_tool(
+        result = await _client.call_tool(
+            self.client,
             "test_input_required_result_multiple_inputs",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+            arguments,
+            on_progress,
         )
         return _client.tool_content(
             "test_input_required_result_multiple_inputs", result
@@ -325,10 +340,11 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_multi_round`: Asks two questions, one round each."""
         arguments = _models.TestInputRequiredResultMultiRoundInput.model_validate({})
-        result = await self.client.call_tool(
+        result = await _client.call_tool(
+            self.client,
             "test_input_required_result_multi_round",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+            arguments,
+            on_progress,
         )
         return _client.tool_content("test_input_required_result_multi_round", result)
 
@@ -337,10 +353,11 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_tampered_state`: Asks for a confirmation; tampered request state is refused."""
         arguments = _models.TestInputRequiredResultTamperedStateInput.model_validate({})
-        result = await self.client.call_tool(
+        result = await _client.call_tool(
+            self.client,
             "test_input_required_result_tampered_state",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+            arguments,
+            on_progress,
         )
         return _client.tool_content("test_input_required_result_tampered_state", result)
 
@@ -349,10 +366,11 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_capabilities`: Asks only what the client can answer."""
         arguments = _models.TestInputRequiredResultCapabilitiesInput.model_validate({})
-        result = await self.client.call_tool(
+        result = await _client.call_tool(
+            self.client,
             "test_input_required_result_capabilities",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+            arguments,
+            on_progress,
         )
         return _client.tool_content("test_input_required_result_capabilities", result)
 
@@ -361,10 +379,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_missing_capability`: Needs the client's sampling capability."""
         arguments = _models.TestMissingCapabilityInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_missing_capability",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_missing_capability", arguments, on_progress
         )
         return _client.tool_content("test_missing_capability", result)
 
@@ -373,10 +389,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_streaming_elicitation`: Asks the user a question."""
         arguments = _models.TestStreamingElicitationInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_streaming_elicitation",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_streaming_elicitation", arguments, on_progress
         )
         return _client.tool_content("test_streaming_elicitation", result)
 
@@ -385,10 +399,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_logging_tool`: Logs, where the client asked for logs."""
         arguments = _models.TestLoggingToolInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_logging_tool",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_logging_tool", arguments, on_progress
         )
         return _client.tool_content("test_logging_tool", result)
 
@@ -397,10 +409,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_tool_change`: Announces that the tool list changed."""
         arguments = _models.TestTriggerToolChangeInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_trigger_tool_change",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_trigger_tool_change", arguments, on_progress
         )
         return _client.tool_content("test_trigger_tool_change", result)
 
@@ -409,10 +419,8 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_prompt_change`: Announces that the prompt list changed."""
         arguments = _models.TestTriggerPromptChangeInput.model_validate({})
-        result = await self.client.call_tool(
-            "test_trigger_prompt_change",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "test_trigger_prompt_change", arguments, on_progress
         )
         return _client.tool_content("test_trigger_prompt_change", result)
 
@@ -454,14 +462,18 @@ class McpgenConformanceClient:
         self, *, arg1: str, arg2: str
     ) -> types.GetPromptResult:
         """Get prompt `test_prompt_with_arguments`: A prompt with two arguments."""
-        arguments = _client.present({"arg1": arg1, "arg2": arg2})
+        arguments = _client.given(
+            "get_test_prompt_with_arguments", {"arg1": arg1, "arg2": arg2}
+        )
         return await self.client.get_prompt("test_prompt_with_arguments", arguments)
 
     async def get_test_prompt_with_embedded_resource(
         self, *, resource_uri: str
     ) -> types.GetPromptResult:
         """Get prompt `test_prompt_with_embedded_resource`: A prompt that embeds the resource it is given."""
-        arguments = _client.present({"resourceUri": resource_uri})
+        arguments = _client.given(
+            "get_test_prompt_with_embedded_resource", {"resourceUri": resource_uri}
+        )
         return await self.client.get_prompt(
             "test_prompt_with_embedded_resource", arguments
         )

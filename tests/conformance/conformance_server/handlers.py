@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         JsonSchema202012ToolInput,
         TemplateDataContent,
         TestAudioContentInput,
+        TestCustomHeaderInput,
         TestElicitationInput,
         TestElicitationSep1034DefaultsInput,
         TestElicitationSep1330EnumsInput,
@@ -176,6 +177,16 @@ class Handlers(ABC):
         self, args: JsonSchema202012ToolInput, ctx: Context
     ) -> ToolContent:
         """Tool `json_schema_2020_12_tool`: A tool whose input schema uses JSON Schema 2020-12 features, served verbatim.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def test_custom_header(
+        self, args: TestCustomHeaderInput, ctx: Context
+    ) -> ToolContent:
+        """Tool `test_custom_header`: Echoes its region, which HTTP clients also send as the Mcp-Param-Region header (SEP-2243).
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.

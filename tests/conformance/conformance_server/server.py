@@ -87,6 +87,9 @@ def create_server(
                 handlers.json_schema_2020_12_tool,
                 lambda: models.JsonSchema202012ToolInput,
             ),
+            "test_custom_header": ToolBinding(
+                handlers.test_custom_header, lambda: models.TestCustomHeaderInput
+            ),
             "test_input_required_result_elicitation": ToolBinding(
                 handlers.test_input_required_result_elicitation,
                 lambda: models.TestInputRequiredResultElicitationInput,

@@ -8,7 +8,7 @@ Implement `Handlers`, then serve it with `run(handlers)`; call it with `KitchenS
 from typing import TYPE_CHECKING
 
 from . import models as _models
-from ._runtime.client import ToolCallError
+from ._runtime.client import UNSET, ToolCallError, ToolOutputError, Unset
 from ._runtime.content import (
     ResourceContent,
     ToolContent,
@@ -91,6 +91,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "UNSET",
     "AdditionalPropertiesInput",
     "AdditionalPropertiesInputClosed",
     "AdditionalPropertiesInputOpen",
@@ -154,6 +155,7 @@ __all__ = [
     "ToolCallError",
     "ToolContent",
     "ToolError",
+    "ToolOutputError",
     "ToolResult",
     "TuplesInput",
     "TuplesOutput",
@@ -161,6 +163,7 @@ __all__ = [
     "TypeArraysOutput",
     "UnevaluatedInput",
     "UnevaluatedOutput",
+    "Unset",
     "audio",
     "create_app",
     "create_server",

@@ -6,7 +6,9 @@
         ...
 
 Tool methods take keyword arguments from the tool's input model and return its
-output model; an `isError` result raises `ToolCallError` with the tool's message.
+output model. An optional argument left out (`UNSET`) is not sent; `None` sends
+null where the schema allows it. An `isError` result raises `ToolCallError` with the
+tool's message; a result that breaks the tool's output schema raises `ToolOutputError`.
 It needs only `_runtime/client.py` of this package, not the server.
 """
 
@@ -22,6 +24,7 @@ from mcp.shared.dispatcher import ProgressFnT
 
 from . import models as _models
 from ._runtime import client as _client
+from ._runtime.client import UNSET, Mode, Unset
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -59,23 +62,26 @@ if TYPE_CHECKING:
         UnevaluatedOutput,
     )
 
-Mode = Literal["auto", "legacy"]
-
 
 class KitchenSinkClient:
     """Typed calls to kitchen-sink over an `mcp.Client`.
 
-    `mode="auto"` speaks the newest protocol the server supports (2026-07-28),
-    `mode="legacy"` the 2025-11-25 handshake.
+    `mode` is the protocol era, in the words of `mcpgen import --era`: "auto" speaks
+    the newest the server supports (2026-07-28, else the 2025-11-25 handshake),
+    "modern" only 2026-07-28, "legacy" the 2025-11-25 handshake.
     """
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, *, mode: Mode = "auto") -> None:
+        """Typed calls over `client`; with mode "modern", entering refuses a server that
+        only speaks 2025-11-25."""
+        _client.sdk_mode(mode)
         self.client = client
+        self.mode = mode
 
     @classmethod
     def in_memory(cls, server: Server[Any], *, mode: Mode = "auto") -> Self:
         """Talk to a server in this process (for tests): `in_memory(create_server(handlers))`."""
-        return cls(Client(server, mode=mode))
+        return cls(Client(server, mode=_client.sdk_mode(mode)), mode=mode)
 
     @classmethod
     def stdio(
@@ -94,15 +100,15 @@ class KitchenSinkClient:
             env=dict(env) if env is not None else None,
             cwd=cwd,
         )
-        return cls(Client(parameters, mode=mode))
+        return cls(Client(parameters, mode=_client.sdk_mode(mode)), mode=mode)
 
     @classmethod
     def http(cls, url: str, *, mode: Mode = "auto") -> Self:
         """Talk to a server over Streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`."""
-        return cls(Client(url, mode=mode))
+        return cls(Client(url, mode=_client.sdk_mode(mode)), mode=mode)
 
     async def __aenter__(self) -> Self:
-        await self.client.__aenter__()
+        await _client.connect(self.client, self.mode)
         return self
 
     async def __aexit__(
@@ -111,15 +117,15 @@ class KitchenSinkClient:
         exc_value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await self.client.__aexit__(exc_type, exc_value, traceback)
+        await _client.disconnect(self.client, exc_type, exc_value, traceback)
 
     async def nullables(
         self,
         *,
         name: str | None,
         count: int | None,
-        note: str | None = None,
-        score: int | float | None = None,
+        note: str | None | Unset = UNSET,
+        score: float | None | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> NullablesOutput:
         """Call tool `nullables`: Echoes nullable fields."""
@@ -127,124 +133,141 @@ class KitchenSinkClient:
             {
                 "name": name,
                 "count": count,
-                **_client.present({"note": note, "score": score}),
+                **_client.given(
+                    "nullables",
+                    {"note": note, "score": score},
+                    nullable=("note", "score"),
+                ),
             }
         )
-        result = await self.client.call_tool(
-            "nullables", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "nullables", arguments, on_progress
         )
-        value = _client.structured_result("nullables", result, wrapped=False)
-        return _models.NullablesOutput.model_validate(value)
+        return _client.output_value(
+            "nullables", result, _models.NullablesOutput, wrapped=False
+        )
 
     async def type_arrays(
         self,
         *,
         scalar: str | int | bool,
-        amount: int | float | None = None,
-        shape: dict[str, Any] | list[int] | None = None,
+        amount: float | None | Unset = UNSET,
+        shape: dict[str, Any] | list[int] | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> TypeArraysOutput:
         """Call tool `type_arrays`: Echoes values of several types."""
         arguments = _models.TypeArraysInput.model_validate(
-            {"scalar": scalar, **_client.present({"amount": amount, "shape": shape})}
+            {
+                "scalar": scalar,
+                **_client.given(
+                    "type_arrays",
+                    {"amount": amount, "shape": shape},
+                    nullable=("amount",),
+                ),
+            }
         )
-        result = await self.client.call_tool(
-            "type_arrays", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "type_arrays", arguments, on_progress
         )
-        value = _client.structured_result("type_arrays", result, wrapped=False)
-        return _models.TypeArraysOutput.model_validate(value)
+        return _client.output_value(
+            "type_arrays", result, _models.TypeArraysOutput, wrapped=False
+        )
 
     async def boolean_schemas(
         self,
         *,
         box: BooleanSchemasInputBox,
-        pair: list[Any] | None = None,
-        open: dict[str, Any] | None = None,
-        closed: BooleanSchemasInputClosed | None = None,
+        pair: list[Any] | Unset = UNSET,
+        open: dict[str, Any] | Unset = UNSET,
+        closed: BooleanSchemasInputClosed | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> BooleanSchemasOutput:
         """Call tool `boolean_schemas`: Echoes values checked by boolean subschemas."""
         arguments = _models.BooleanSchemasInput.model_validate(
             {
                 "box": box,
-                **_client.present({"pair": pair, "open": open, "closed": closed}),
+                **_client.given(
+                    "boolean_schemas", {"pair": pair, "open": open, "closed": closed}
+                ),
             }
         )
-        result = await self.client.call_tool(
-            "boolean_schemas", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "boolean_schemas", arguments, on_progress
         )
-        value = _client.structured_result("boolean_schemas", result, wrapped=False)
-        return _models.BooleanSchemasOutput.model_validate(value)
+        return _client.output_value(
+            "boolean_schemas", result, _models.BooleanSchemasOutput, wrapped=False
+        )
 
     async def letters(
         self, *, word: str, on_progress: ProgressFnT | None = None
     ) -> LettersOutput:
         """Call tool `letters`: Counts the letters of a word made of letters only."""
         arguments = _models.LettersInput.model_validate({"word": word})
-        result = await self.client.call_tool(
-            "letters", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(self.client, "letters", arguments, on_progress)
+        return _client.output_value(
+            "letters", result, _models.LettersOutput, wrapped=False
         )
-        value = _client.structured_result("letters", result, wrapped=False)
-        return _models.LettersOutput.model_validate(value)
 
     async def letters_output(
         self, *, word: str, on_progress: ProgressFnT | None = None
     ) -> LettersOutputOutput:
         """Call tool `letters_output`: Echoes a word made of letters only."""
         arguments = _models.LettersOutputInput.model_validate({"word": word})
-        result = await self.client.call_tool(
-            "letters_output", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "letters_output", arguments, on_progress
         )
-        value = _client.structured_result("letters_output", result, wrapped=False)
-        return _models.LettersOutputOutput.model_validate(value)
+        return _client.output_value(
+            "letters_output", result, _models.LettersOutputOutput, wrapped=False
+        )
 
     async def pattern_properties(
         self, *, on_progress: ProgressFnT | None = None
     ) -> PatternPropertiesOutput:
         """Call tool `pattern_properties`: Sums the numeric properties, echoing the labels."""
         arguments = _models.PatternPropertiesInput.model_validate({})
-        result = await self.client.call_tool(
-            "pattern_properties",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "pattern_properties", arguments, on_progress
         )
-        value = _client.structured_result("pattern_properties", result, wrapped=False)
-        return _models.PatternPropertiesOutput.model_validate(value)
+        return _client.output_value(
+            "pattern_properties", result, _models.PatternPropertiesOutput, wrapped=False
+        )
 
     async def local_refs(
         self,
         *,
         start: LocalRefsInputPoint,
         end: LocalRefsInputPoint,
-        via: list[LocalRefsInputPoint] | None = None,
+        via: list[LocalRefsInputPoint] | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> LocalRefsOutput:
         """Call tool `local_refs`: Counts the points of a path."""
         arguments = _models.LocalRefsInput.model_validate(
-            {"start": start, "end": end, **_client.present({"via": via})}
+            {"start": start, "end": end, **_client.given("local_refs", {"via": via})}
         )
-        result = await self.client.call_tool(
-            "local_refs", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "local_refs", arguments, on_progress
         )
-        value = _client.structured_result("local_refs", result, wrapped=False)
-        return _models.LocalRefsOutput.model_validate(value)
+        return _client.output_value(
+            "local_refs", result, _models.LocalRefsOutput, wrapped=False
+        )
 
     async def recursive_ref(
         self,
         *,
         label: str,
-        children: list[RecursiveRefInput] | None = None,
+        children: list[RecursiveRefInput] | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> RecursiveRefOutput:
         """Call tool `recursive_ref`: Measures the depth of a tree."""
         arguments = _models.RecursiveRefInput.model_validate(
-            {"label": label, **_client.present({"children": children})}
+            {"label": label, **_client.given("recursive_ref", {"children": children})}
         )
-        result = await self.client.call_tool(
-            "recursive_ref", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "recursive_ref", arguments, on_progress
         )
-        value = _client.structured_result("recursive_ref", result, wrapped=False)
-        return _models.RecursiveRefOutput.model_validate(value)
+        return _client.output_value(
+            "recursive_ref", result, _models.RecursiveRefOutput, wrapped=False
+        )
 
     async def shared_definitions(
         self,
@@ -252,7 +275,7 @@ class KitchenSinkClient:
         contact: Contact,
         favourite: Literal["red", "green", "blue"] = "green",
         size: Literal["S", "M", "L"] = "M",
-        palette: list[Literal["red", "green", "blue"]] | None = None,
+        palette: list[Literal["red", "green", "blue"]] | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> SharedDefinitionsOutput:
         """Call tool `shared_definitions`: Echoes a contact with its favourite colours."""
@@ -261,44 +284,45 @@ class KitchenSinkClient:
                 "contact": contact,
                 "favourite": favourite,
                 "size": size,
-                **_client.present({"palette": palette}),
+                **_client.given("shared_definitions", {"palette": palette}),
             }
         )
-        result = await self.client.call_tool(
-            "shared_definitions",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+        result = await _client.call_tool(
+            self.client, "shared_definitions", arguments, on_progress
         )
-        value = _client.structured_result("shared_definitions", result, wrapped=False)
-        return _models.SharedDefinitionsOutput.model_validate(value)
+        return _client.output_value(
+            "shared_definitions", result, _models.SharedDefinitionsOutput, wrapped=False
+        )
 
     async def ref_output(
         self, *, address: Address, on_progress: ProgressFnT | None = None
     ) -> Address:
         """Call tool `ref_output`: Returns the address it was given, with the default country filled in."""
         arguments = _models.RefOutputInput.model_validate({"address": address})
-        result = await self.client.call_tool(
-            "ref_output", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "ref_output", arguments, on_progress
         )
-        value = _client.structured_result("ref_output", result, wrapped=False)
-        return _models.RefOutputOutput.model_validate(value).root
+        return _client.output_value(
+            "ref_output", result, _models.RefOutputOutput, wrapped=False
+        ).root
 
     async def array_output(
         self,
         *,
-        without: Literal["red", "green", "blue"] | None = None,
+        without: Literal["red", "green", "blue"] | Unset = UNSET,
         repeat: int = 1,
         on_progress: ProgressFnT | None = None,
     ) -> list[Literal["red", "green", "blue"]]:
         """Call tool `array_output`: Lists the colours, optionally without one."""
         arguments = _models.ArrayOutputInput.model_validate(
-            {"repeat": repeat, **_client.present({"without": without})}
+            {"repeat": repeat, **_client.given("array_output", {"without": without})}
         )
-        result = await self.client.call_tool(
-            "array_output", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "array_output", arguments, on_progress
         )
-        value = _client.structured_result("array_output", result, wrapped=True)
-        return _models.ArrayOutputOutput.model_validate(value).root
+        return _client.output_value(
+            "array_output", result, _models.ArrayOutputOutput, wrapped=True
+        ).root
 
     async def combinators(
         self,
@@ -306,7 +330,7 @@ class KitchenSinkClient:
         both: Both,
         either: str | int,
         exactly_one: int,
-        not_blank: str | None = None,
+        not_blank: str | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> CombinatorsOutput:
         """Call tool `combinators`: Echoes values built with allOf, anyOf, oneOf and not."""
@@ -315,14 +339,15 @@ class KitchenSinkClient:
                 "both": both,
                 "either": either,
                 "exactly_one": exactly_one,
-                **_client.present({"not_blank": not_blank}),
+                **_client.given("combinators", {"not_blank": not_blank}),
             }
         )
-        result = await self.client.call_tool(
-            "combinators", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "combinators", arguments, on_progress
         )
-        value = _client.structured_result("combinators", result, wrapped=False)
-        return _models.CombinatorsOutput.model_validate(value)
+        return _client.output_value(
+            "combinators", result, _models.CombinatorsOutput, wrapped=False
+        )
 
     async def shapes(
         self,
@@ -332,29 +357,29 @@ class KitchenSinkClient:
     ) -> ShapesOutput:
         """Call tool `shapes`: Computes the area of a circle or a rectangle."""
         arguments = _models.ShapesInput.model_validate({"shape": shape})
-        result = await self.client.call_tool(
-            "shapes", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(self.client, "shapes", arguments, on_progress)
+        return _client.output_value(
+            "shapes", result, _models.ShapesOutput, wrapped=False
         )
-        value = _client.structured_result("shapes", result, wrapped=False)
-        return _models.ShapesOutput.model_validate(value)
 
     async def conditionals(
         self,
         *,
         method: Literal["post", "pickup"],
-        address: str | None = None,
-        store: str | None = None,
-        card_number: str | None = None,
-        billing_address: str | None = None,
-        gift: bool | None = None,
-        message: str | None = None,
+        address: str | Unset = UNSET,
+        store: str | Unset = UNSET,
+        card_number: str | Unset = UNSET,
+        billing_address: str | Unset = UNSET,
+        gift: bool | Unset = UNSET,
+        message: str | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> ConditionalsOutput:
         """Call tool `conditionals`: Describes a delivery, whose fields depend on one another."""
         arguments = _models.ConditionalsInput.model_validate(
             {
                 "method": method,
-                **_client.present(
+                **_client.given(
+                    "conditionals",
                     {
                         "address": address,
                         "store": store,
@@ -362,70 +387,80 @@ class KitchenSinkClient:
                         "billing_address": billing_address,
                         "gift": gift,
                         "message": message,
-                    }
+                    },
                 ),
             }
         )
-        result = await self.client.call_tool(
-            "conditionals", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "conditionals", arguments, on_progress
         )
-        value = _client.structured_result("conditionals", result, wrapped=False)
-        return _models.ConditionalsOutput.model_validate(value)
+        return _client.output_value(
+            "conditionals", result, _models.ConditionalsOutput, wrapped=False
+        )
 
     async def unevaluated(
-        self, *, id: int, tag: str | None = None, on_progress: ProgressFnT | None = None
+        self,
+        *,
+        id: int,
+        tag: str | None | Unset = UNSET,
+        on_progress: ProgressFnT | None = None,
     ) -> UnevaluatedOutput:
         """Call tool `unevaluated`: Echoes a record whose properties come from allOf branches."""
         arguments = _models.UnevaluatedInput.model_validate(
-            {"id": id, **_client.present({"tag": tag})}
+            {"id": id, **_client.given("unevaluated", {"tag": tag}, nullable=("tag",))}
         )
-        result = await self.client.call_tool(
-            "unevaluated", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "unevaluated", arguments, on_progress
         )
-        value = _client.structured_result("unevaluated", result, wrapped=False)
-        return _models.UnevaluatedOutput.model_validate(value)
+        return _client.output_value(
+            "unevaluated", result, _models.UnevaluatedOutput, wrapped=False
+        )
 
     async def tuples(
         self,
         *,
         point: list[Any],
         version: Literal[2],
-        mode: Literal["fast"] | None = None,
+        mode: Literal["fast"] | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> TuplesOutput:
         """Call tool `tuples`: Echoes a labelled point and a version constant."""
         arguments = _models.TuplesInput.model_validate(
-            {"point": point, "version": version, **_client.present({"mode": mode})}
+            {
+                "point": point,
+                "version": version,
+                **_client.given("tuples", {"mode": mode}),
+            }
         )
-        result = await self.client.call_tool(
-            "tuples", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(self.client, "tuples", arguments, on_progress)
+        return _client.output_value(
+            "tuples", result, _models.TuplesOutput, wrapped=False
         )
-        value = _client.structured_result("tuples", result, wrapped=False)
-        return _models.TuplesOutput.model_validate(value)
 
     async def big_numbers(
         self,
         *,
         value_: int,
-        ratio: int | float | None = None,
+        ratio: float | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> BigNumbersOutput:
         """Call tool `big_numbers`: Adds one to a big integer."""
         arguments = _models.BigNumbersInput.model_validate(
-            {"value": value_, **_client.present({"ratio": ratio})}
+            {"value": value_, **_client.given("big_numbers", {"ratio": ratio})}
         )
-        result = await self.client.call_tool(
-            "big_numbers", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "big_numbers", arguments, on_progress
         )
-        value = _client.structured_result("big_numbers", result, wrapped=False)
-        return _models.BigNumbersOutput.model_validate(value)
+        return _client.output_value(
+            "big_numbers", result, _models.BigNumbersOutput, wrapped=False
+        )
 
     async def defaults(
         self,
         *,
         title: str = "untitled",
         retries: int = 3,
-        ratio: int | float = 0.5,
+        ratio: float = 0.5,
         verbose: bool = False,
         level: Literal["low", "mid", "high"] = "mid",
         on_progress: ProgressFnT | None = None,
@@ -440,11 +475,12 @@ class KitchenSinkClient:
                 "level": level,
             }
         )
-        result = await self.client.call_tool(
-            "defaults", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "defaults", arguments, on_progress
         )
-        value = _client.structured_result("defaults", result, wrapped=False)
-        return _models.DefaultsOutput.model_validate(value)
+        return _client.output_value(
+            "defaults", result, _models.DefaultsOutput, wrapped=False
+        )
 
     async def additional_properties(
         self,
@@ -452,7 +488,7 @@ class KitchenSinkClient:
         open: AdditionalPropertiesInputOpen,
         closed: AdditionalPropertiesInputClosed,
         map: dict[str, int],
-        open_true: AdditionalPropertiesInputOpenTrue | None = None,
+        open_true: AdditionalPropertiesInputOpenTrue | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> AdditionalPropertiesOutput:
         """Call tool `additional_properties`: Echoes objects with open, closed and typed additional properties."""
@@ -461,57 +497,59 @@ class KitchenSinkClient:
                 "open": open,
                 "closed": closed,
                 "map": map,
-                **_client.present({"open_true": open_true}),
+                **_client.given("additional_properties", {"open_true": open_true}),
             }
         )
-        result = await self.client.call_tool(
+        result = await _client.call_tool(
+            self.client, "additional_properties", arguments, on_progress
+        )
+        return _client.output_value(
             "additional_properties",
-            _client.to_json(arguments),
-            progress_callback=on_progress,
+            result,
+            _models.AdditionalPropertiesOutput,
+            wrapped=False,
         )
-        value = _client.structured_result(
-            "additional_properties", result, wrapped=False
-        )
-        return _models.AdditionalPropertiesOutput.model_validate(value)
 
     async def python_names(
         self,
         *,
         from_: str,
-        class_: int | None = None,
-        my_field: bool | None = None,
-        field_private: str | None = None,
-        schema_: str | None = None,
-        model_config_: str | None = None,
+        class_: int | Unset = UNSET,
+        my_field: bool | Unset = UNSET,
+        field_private: str | Unset = UNSET,
+        schema_: str | Unset = UNSET,
+        model_config_: str | Unset = UNSET,
         on_progress: ProgressFnT | None = None,
     ) -> PythonNamesOutput:
         """Call tool `python_names`: Echoes properties whose names are not Python identifiers."""
         arguments = _models.PythonNamesInput.model_validate(
             {
                 "from_": from_,
-                **_client.present(
+                **_client.given(
+                    "python_names",
                     {
                         "class_": class_,
                         "my_field": my_field,
                         "field_private": field_private,
                         "schema_": schema_,
                         "model_config_": model_config_,
-                    }
+                    },
                 ),
             }
         )
-        result = await self.client.call_tool(
-            "python_names", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "python_names", arguments, on_progress
         )
-        value = _client.structured_result("python_names", result, wrapped=False)
-        return _models.PythonNamesOutput.model_validate(value)
+        return _client.output_value(
+            "python_names", result, _models.PythonNamesOutput, wrapped=False
+        )
 
     async def text_only(
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `text_only`: Says how many arguments it got."""
         arguments = _models.TextOnlyInput.model_validate({})
-        result = await self.client.call_tool(
-            "text_only", _client.to_json(arguments), progress_callback=on_progress
+        result = await _client.call_tool(
+            self.client, "text_only", arguments, on_progress
         )
         return _client.tool_content("text_only", result)

@@ -16,7 +16,7 @@ array items.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,16 +26,9 @@ from typing import Any, get_args
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ValidationError
 
-from .encoding import to_json
+from .encoding import json_path, to_json
 from .errors import INTERNAL_ERROR
 from .log import logger
-
-
-def json_path(path: Iterable[str | int]) -> str:
-    """`$.gifts[0].price` for the path ("gifts", 0, "price")."""
-    return "$" + "".join(
-        f"[{part}]" if isinstance(part, int) else f".{part}" for part in path
-    )
 
 
 class ArgumentsTooCostly(Exception):

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from .read_template_data import TemplateDataContent
     from .test_audio_content import TestAudioContentInput
+    from .test_custom_header import TestCustomHeaderInput
     from .test_elicitation import TestElicitationInput
     from .test_elicitation_sep1034_defaults import TestElicitationSep1034DefaultsInput
     from .test_elicitation_sep1330_enums import TestElicitationSep1330EnumsInput
@@ -80,6 +81,7 @@ _MODULES = {
     "TestElicitationSep1330EnumsInput": "test_elicitation_sep1330_enums",
     "JsonSchema202012ToolInputAddress": "json_schema_2020_12_tool",
     "JsonSchema202012ToolInput": "json_schema_2020_12_tool",
+    "TestCustomHeaderInput": "test_custom_header",
     "TestInputRequiredResultElicitationInput": "test_input_required_result_elicitation",
     "TestInputRequiredResultSamplingInput": "test_input_required_result_sampling",
     "TestInputRequiredResultListRootsInput": "test_input_required_result_list_roots",
@@ -103,6 +105,7 @@ __all__ = [
     "JsonSchema202012ToolInputAddress",
     "TemplateDataContent",
     "TestAudioContentInput",
+    "TestCustomHeaderInput",
     "TestElicitationInput",
     "TestElicitationSep1034DefaultsInput",
     "TestElicitationSep1330EnumsInput",
@@ -112,8 +115,8 @@ __all__ = [
     "TestInputRequiredResultCapabilitiesInput",
     "TestInputRequiredResultElicitationInput",
     "TestInputRequiredResultListRootsInput",
-    "TestInputRequiredResultMultipleInputsInput",
     "TestInputRequiredResultMultiRoundInput",
+    "TestInputRequiredResultMultipleInputsInput",
     "TestInputRequiredResultRequestStateInput",
     "TestInputRequiredResultSamplingInput",
     "TestInputRequiredResultTamperedStateInput",

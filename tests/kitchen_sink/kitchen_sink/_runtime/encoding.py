@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -19,3 +20,10 @@ def to_json(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
     return value
+
+
+def json_path(path: Iterable[str | int]) -> str:
+    """`$.gifts[0].price` for the path ("gifts", 0, "price")."""
+    return "$" + "".join(
+        f"[{part}]" if isinstance(part, int) else f".{part}" for part in path
+    )

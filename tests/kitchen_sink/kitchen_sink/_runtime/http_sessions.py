@@ -138,14 +138,15 @@ class SessionWatch:
     ) -> None:
         """A request that opens a session if it is an initialize the SDK accepts."""
         limit = self.max_client_sessions
-        if client is not None and limit is not None:
-            if self.sessions_of(client) + self._opening[client] >= limit:
-                logger.warning("refused a session: %s has %d open", client, limit)
-                message = (
-                    f"Too many open sessions from this client (the limit is {limit})"
-                )
-                await refuse(send, 429, message)
-                return
+        if (
+            client is not None
+            and limit is not None
+            and self.sessions_of(client) + self._opening[client] >= limit
+        ):
+            logger.warning("refused a session: %s has %d open", client, limit)
+            message = f"Too many open sessions from this client (the limit is {limit})"
+            await refuse(send, 429, message)
+            return
         opened: bytes | None = None
 
         async def watch(message: Message) -> None:
@@ -246,7 +247,8 @@ class SessionWatch:
         with anyio.move_on_after(5):
             try:
                 await self.app(delete, receive, discard)
-            except Exception:
+            except Exception:  # noqa: BLE001
+                # Whatever ended it, the streams are cut below.
                 logger.exception("ending an idle session failed")
         for cut in list(session.streams):
             cut.cancel()

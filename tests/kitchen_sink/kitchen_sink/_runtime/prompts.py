@@ -176,7 +176,7 @@ class PromptTable:
                     INTERNAL_ERROR,
                     f"Prompt '{name}' timed out after {exc.timeout:g} s.",
                 ) from None
-            except Exception:
+            except Exception:  # noqa: BLE001
                 # A crash, SystemExit included (see guard.py): the server keeps serving.
                 # Never leak exception text or tracebacks to the client: log them here.
                 logger.exception("prompt %r failed", name)

@@ -207,14 +207,15 @@ _LOG_LEVELS: list[types.LoggingLevel] = [
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
     # mcp 2.3.0 offers no public handle on a request's connection; its session keeps one.
-    return ctx.session._connection  # noqa: SLF001
+    return ctx.session._connection
 
 
 async def _quietly(send: Awaitable[None]) -> None:
     """Send a notification to a connection that may have gone away meanwhile."""
     try:
         await send
-    except Exception:  # a closed connection cannot be told anything, and that is fine
+    except Exception:  # noqa: BLE001
+        # A closed connection cannot be told anything, and that is fine.
         logger.debug("a notification could not be delivered", exc_info=True)
 
 
@@ -322,7 +323,8 @@ def build_server(
 
     tables: list[ToolTable | ResourceTable | PromptTable | CompletionTable] = []
     handlers: dict[str, Any] = {}
-    if tool_list:
+    # A list capability in schema.json is served, even with no entries (empty lists).
+    if tool_list or "tools" in capabilities:
         tool_table = ToolTable(tool_list, tools, invalid_arguments, page_size)
         tables.append(tool_table)
         handlers.update(
@@ -332,7 +334,7 @@ def build_server(
             # Spares the SDK a tools/list per 2026-07-28 HTTP call to check headers.
             get_tool_input_schema=tool_table.input_schema,
         )
-    if resource_list or template_list:
+    if resource_list or template_list or "resources" in capabilities:
         resource_table = ResourceTable(
             package,
             resource_list,
@@ -348,7 +350,7 @@ def build_server(
             on_list_resource_templates=resource_table.list_templates,
             on_read_resource=resource_table.read_resource,
         )
-    if prompt_list:
+    if prompt_list or "prompts" in capabilities:
         prompt_table = PromptTable(prompt_list, prompts, page_size)
         tables.append(prompt_table)
         handlers.update(
@@ -374,7 +376,7 @@ def build_server(
     )
     for table in tables:
         table.server = server
-    if tool_list:
+    if tool_list or "tools" in capabilities:
         # Innermost, so the SDK's tracing and requestState middleware still see it.
         server.middleware.append(ListFromSchema(tool_table, server))
     return server

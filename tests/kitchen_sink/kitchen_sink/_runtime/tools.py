@@ -188,7 +188,7 @@ class ToolTable:
         except HandlerTimedOut as exc:
             logger.warning("tool %r %s, and was cancelled", name, exc)
             return error_result(f"Tool '{name}' timed out after {exc.timeout:g} s.")
-        except Exception:
+        except Exception:  # noqa: BLE001
             # A crash, SystemExit included (see guard.py): the server keeps serving.
             # Never leak exception text or tracebacks to the client: log them here.
             logger.exception("tool %r failed", name)
@@ -304,7 +304,7 @@ class ListFromSchema:
             or version not in VERBATIM_VERSIONS
             or "tools/list" in self.server.cache_hints
             # mcp 2.3.0 offers no public handle on a request's connection.
-            or not ctx.session._connection.initialize_accepted  # noqa: SLF001
+            or not ctx.session._connection.initialize_accepted
         ):
             return await call_next(ctx)
         try:
