@@ -243,3 +243,29 @@ def test_only_schemas_with_backtracking_patterns_take_the_budgeted_path() -> Non
     assert _backtracking_patterns({"$defs": {"x": {"pattern": "(?=a)b"}}})
     assert not _backtracking_patterns({"properties": {"w": {"pattern": "^[a-z]+$"}}})
     assert not _backtracking_patterns(NUMBERS)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_many_quick_matches_are_bounded_as_a_whole(mode: str, server: GeneratedServer) -> None:
+    # A hundred thousand strings that each match at once: what costs is jsonschema-rs
+    # calling the budgeted keyword for each (over a second on a busy machine, found by the
+    # abusive-clients campaign), so the budget bounds the whole check, not the matches.
+    async with Client(server, mode=mode) as client:
+        took, ping, result = await _call_beside_a_ping(client, "words", {"words": ["aa"] * 100_000})
+    assert _text(result) in ("100000 words", _TOO_COSTLY)
+    assert took < 3, took  # the in-memory transport copies the 100,000 words both ways
+    assert ping < took + 0.5, ping
+
+
+_TOO_COSTLY = (
+    "Invalid arguments for tool 'words': they could not be checked within 100 ms "
+    "(matching patterns that need backtracking); send fewer or shorter strings."
+)
+
+
+def test_the_budget_bounds_the_whole_check() -> None:
+    validator = SchemaValidator(WORDS)
+    started = time.perf_counter()
+    with pytest.raises(ArgumentsTooCostly):
+        validator.violations({"words": ["aa"] * 1_000_000}, pattern_budget=0.05)
+    assert time.perf_counter() - started < 0.5

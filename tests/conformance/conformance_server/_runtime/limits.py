@@ -29,12 +29,12 @@ class Limits:
       messages quote what the client sent (invalid values, unknown names); each quote
       is cut to `max_error_chars // 8` characters, and a list of violations stops
       before it would run longer, saying how many were left out.
-    - `pattern_budget`: seconds that matching patterns which need backtracking
-      (backreferences, lookaround) may take over one value: a call's arguments, a
-      result. Beyond, the arguments are refused unchecked (`isError`, or -32602 as
-      the spec says) and a result is an internal error. Each match stops after a
-      million steps anyway (about 16 ms); this bounds them all together. None: no
-      bound but each match's.
+    - `pattern_budget`: seconds that checking one value (a call's arguments, a
+      result) may take against a schema with patterns that need backtracking
+      (backreferences, lookaround). Beyond, the arguments are refused unchecked
+      (`isError`, or -32602 as the spec says) and a result is an internal error. Each
+      match stops after a million steps anyway (about 16 ms); this bounds the whole
+      check. None: no bound but each match's.
 
     Streamable HTTP (`create_app`, `run --http`):
 
