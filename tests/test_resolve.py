@@ -6,7 +6,8 @@ from pathlib import Path
 
 from helpers import GIFT_SPEC, write_spec
 
-from mcpgen.ir.resolve import resolve, wrap_output
+from mcpgen.ir.resolve import resolve
+from mcpgen.ir.served import wrap_output
 from mcpgen.pipeline import load_spec
 from mcpgen.spec.json_schema import bundle
 
@@ -53,6 +54,31 @@ def test_non_object_outputs_are_wrapped_as_result() -> None:
         "required": ["result"],
         "$defs": {"n": {}},
     }
+
+
+def test_a_wrapped_output_s_pointers_into_itself_move_with_it() -> None:
+    # `#` named the array the spec wrote; served wrapped, that array is at #/properties/result
+    # (the refs into $defs stay: $defs stay at the root). Left as it was, `#` named the wrapper,
+    # and the server checked results against another schema than the spec's.
+    schema = {
+        "type": "array",
+        "prefixItems": [{"$ref": "#/items"}],
+        "items": {"anyOf": [{"type": "string"}, {"$ref": "#"}, {"$ref": "#/$defs/n"}]},
+        "$defs": {"n": {"type": "null"}},
+        "examples": [{"$ref": "#"}],  # data, not a reference
+    }
+    wrapped = wrap_output(schema)
+    assert wrapped["properties"]["result"]["items"]["anyOf"] == [
+        {"type": "string"},
+        {"$ref": "#/properties/result"},
+        {"$ref": "#/$defs/n"},
+    ]
+    assert wrapped["properties"]["result"]["prefixItems"] == [{"$ref": "#/properties/result/items"}]
+    assert wrapped["properties"]["result"]["examples"] == [{"$ref": "#"}]
+    validator = jsonschema_rs.validator_for(wrapped)
+    assert validator.is_valid({"result": ["a", ["b", ["c"]], None]})
+    assert not validator.is_valid({"result": ["a", [1]]})
+    assert not validator.is_valid({"result": [1]})
 
 
 def test_gift_server_ir() -> None:

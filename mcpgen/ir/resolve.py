@@ -22,6 +22,7 @@ from mcpgen.ir.model import (
     ToolIR,
 )
 from mcpgen.ir.model_schema import model_schema
+from mcpgen.ir.served import served_output
 from mcpgen.spec.assets import read_asset
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
@@ -42,41 +43,6 @@ _DOCUMENT_KEYWORDS = ("$schema", "$id")
 
 # Where files that a spec names are put inside the package, as package data.
 STATIC_DIRECTORY = "_static"
-
-
-def wrap_output(schema: dict[str, Json]) -> dict[str, Json]:
-    """A non-object output schema, wrapped as {"result": ...} the way the MCP SDK serves it."""
-    inner = {key: value for key, value in schema.items() if key not in ("$defs", "$schema")}
-    wrapped: dict[str, Json] = {}
-    if "$schema" in schema:
-        wrapped["$schema"] = schema["$schema"]
-    wrapped.update({"type": "object", "properties": {"result": inner}, "required": ["result"]})
-    if "$defs" in schema:
-        wrapped["$defs"] = schema["$defs"]
-    return wrapped
-
-
-def object_root(schema: dict[str, Json], definitions: dict[str, Json]) -> str | None:
-    """How an output schema describes an object: "type" when it says `type: object`, "ref"
-    when it has no `type` and its `$ref` leads to an object; None when it is not an object."""
-    if schema.get("type") == "object":
-        return "type"
-    seen: set[str] = set()
-    current = schema
-    while "type" not in current and isinstance(current.get("$ref"), str) and current["$ref"] not in seen:
-        ref = current["$ref"]
-        seen.add(ref)
-        shared = split_ref(ref, DEFINITIONS_PREFIX)
-        own = split_ref(ref, LOCAL_PREFIX)
-        if shared is not None and not shared[1]:
-            current = definitions.get(shared[0], {})
-        elif own is not None and not own[1]:
-            current = (schema.get("$defs") or {}).get(own[0], {})
-        else:
-            return None
-        if current.get("type") == "object":
-            return "ref"
-    return None
 
 
 def _inline_pointers(node: Json, root: dict[str, Json], depth: int = 0) -> Json:
@@ -184,13 +150,7 @@ def _tool(tool: Tool, spec: Spec, models: _Models) -> ToolIR:
     wrapped = False
     if tool.output_schema is not None:
         output_model = models.add(tool.output_schema, naming.tool_output_model(tool.name), tool.path + ("outputSchema",))
-        root = object_root(tool.output_schema, spec.definitions)
-        wrapped = root is None
-        served = spec.bundles.of(tool.output_schema)
-        if root == "ref":
-            # The 2025-11-25 schema demands `type: object` at the root; the $ref says the same.
-            served = {"type": "object", **served}
-        wire["outputSchema"] = wrap_output(served) if wrapped else served
+        wire["outputSchema"], wrapped = served_output(tool.output_schema, spec)
     return ToolIR(tool.name, naming.tool_method(tool.name), input_model, output_model, wrapped, wire)
 
 
