@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jsonschema_rs
 from helpers import GIFT_SPEC, write_spec
 
 from mcpgen.ir.resolve import resolve
