@@ -405,6 +405,24 @@ def test_server_settings(
     )
 
 
+def test_capabilities_are_compared_as_announced(tmp_path: Path) -> None:
+    # Declaring a capability that contents imply changes nothing on the wire, nor does
+    # taking the declaration away; `completions: false` takes completion away.
+    with_prompt = {"prompts": {"p": {"arguments": [{"name": "a"}]}}}
+    declared = spec_text(server={**BASE["server"], "capabilities": {"prompts": {}}}, **with_prompt)
+    implied = spec_text(**with_prompt)
+    assert wire_changes(tmp_path, declared, implied) == []
+    assert wire_changes(tmp_path, implied, declared) == []
+    no_completion = spec_text(server={**BASE["server"], "capabilities": {"completions": False}}, **with_prompt)
+    [removed] = wire_changes(tmp_path, implied, no_completion)
+    assert (removed.rule, removed.severity, removed.message) == (
+        "WIRE/capability-removed",
+        "error",
+        "capability completions no longer announced",
+    )
+    assert wire_changes(tmp_path, no_completion, implied) == []
+
+
 def resource_spec(**resource: Any) -> str:
     return spec_text(resources={"r": resource})
 

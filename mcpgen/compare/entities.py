@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from mcpgen.compare.changes import Change, Place, Severity
 from mcpgen.compare.keywords import canonical
 from mcpgen.compare.schemas import Document, Node, SchemaComparison, Variance
+from mcpgen.ir.resolve import served_capabilities
 from mcpgen.ir.served import served_output, served_schema
 from mcpgen.spec.model import Prompt, Resource, Spec, Tool
 from mcpgen.spec.source import JsonPath
@@ -305,17 +306,6 @@ def _messages(prompt: Prompt) -> str | None:
     return canonical([[message.role, message.body] for message in prompt.messages])
 
 
-def _flags(capabilities: Json, prefix: str = "") -> dict[str, Json]:
-    """`{resources: {subscribe: true}}` as {"resources.subscribe": True}."""
-    flat: dict[str, Json] = {}
-    for key, value in (capabilities or {}).items():
-        if isinstance(value, dict) and value:
-            flat.update(_flags(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
 def _server(report: _Report) -> None:
     old, new = report.old.server, report.new.server
     if old.invalid_arguments != new.invalid_arguments:
@@ -331,13 +321,16 @@ def _server(report: _Report) -> None:
             "server.pageSize", f"pageSize {old.page_size} -> {new.page_size}",
             "clients that ignore nextCursor now miss entries" if paged else "clients get longer pages",
         )  # fmt: skip
-    before, after = _flags(old.capabilities), _flags(new.capabilities)
-    for flag, value in before.items():
-        if value is not False and after.get(flag, False) is False:
+    # What the servers announce, not what the specs write: a capability that contents
+    # imply may be declared too or not, and `completions: false` takes one away.
+    before, after = served_capabilities(report.old), served_capabilities(report.new)
+    for name, flags in before.items():
+        lost = [name] if name not in after else [f"{name}.{flag}" for flag, on in flags.items() if on and not after[name].get(flag)]
+        for flag in lost:
             path = ("server", "capabilities", *flag.split("."))
             report.add(
                 "WIRE/capability-removed", "error", report.at_old(path), f"server.capabilities.{flag}",
-                f"capability {flag} no longer declared", "clients that use it get a method-not-found error",
+                f"capability {flag} no longer announced", "clients that use it get a method-not-found error",
             )  # fmt: skip
 
 

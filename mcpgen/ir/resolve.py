@@ -273,6 +273,11 @@ def _capabilities(spec: Spec, completions: bool) -> dict[str, Json]:
     return capabilities
 
 
+def served_capabilities(spec: Spec) -> dict[str, Json]:
+    """The capabilities the server built from `spec` announces (`diff` compares these)."""
+    return _capabilities(spec, _completions(spec) is not None)
+
+
 def _completions(spec: Spec) -> dict[tuple[str, str], dict[str, list[str]]] | None:
     """Completion is served when anything can be completed: a prompt argument or a template
     variable, or when the spec declares it (`completions: {}`), and never under `completions:
