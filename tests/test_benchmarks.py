@@ -69,3 +69,12 @@ def test_import_shared_prints_its_table() -> None:
     output = _run("import_shared.py", "--sizes", "100,200", "--rounds", "1", "--reference-up-to", "200")
     assert "shared definitions: chains of N $defs in two tools" in output
     assert "\n200 " in output
+
+
+@pytest.mark.slow
+def test_abuse_prints_its_table() -> None:
+    output = _run("abuse.py", "--duration", "0.5", "--abusers", "1", "--only", "invalid array,over the limit")
+    assert "Well-behaved tools/list client during each abuse" in output
+    rows = [line for line in output.splitlines() if line.startswith(("baseline", "invalid array", "a body over"))]
+    assert len(rows) == 3, output
+    assert "HTTP 413" in rows[2] and "isError" in rows[1], output
