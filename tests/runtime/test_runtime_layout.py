@@ -14,10 +14,16 @@ ALLOWED = {"mcp", "mcp_types", "pydantic", "pydantic_core", "jsonschema_rs", "an
 SERVER_SIDE = {"server", "serving", "tools", "resources", "prompts", "completions", "context"}
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    """(level, module) of every import in a file: level 0 is absolute, 1 is `from .x`."""
+def _imports(path: Path, at_run_time: bool = False) -> list[tuple[int, str]]:
+    """(level, module) of every import in a file: level 0 is absolute, 1 is `from .x`;
+    `at_run_time` leaves out those under `if TYPE_CHECKING:`, which cost nothing when run."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if at_run_time:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+                node.body = [ast.Pass()]
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(0, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -55,8 +61,8 @@ def test_the_package_init_imports_nothing() -> None:
 
 
 def test_the_client_imports_nothing_of_the_server() -> None:
-    for level, module in _imports(RUNTIME / "client.py"):
+    for level, module in _imports(RUNTIME / "client.py", at_run_time=True):
         if level:
             assert module not in SERVER_SIDE, module
         else:
-            assert module == "mcp_types" or not module.startswith("mcp"), module
+            assert module.split(".")[0] == "mcp_types" or not module.startswith("mcp"), module

@@ -210,13 +210,13 @@ async def call_tool(
 
 
 def _output_error(tool: str, error: RuntimeError) -> ToolOutputError | None:
-    # The SDK raises from jsonschema's error (see ClientSession.validate_tool_result).
-    from jsonschema import ValidationError as SchemaError
-
+    # The SDK raises from jsonschema's ValidationError (ClientSession.validate_tool_result),
+    # read here by its attributes: the generated package does not depend on jsonschema.
     cause = error.__cause__
-    if isinstance(cause, SchemaError):
-        path = json_path(part for part in cause.absolute_path)
-        return ToolOutputError(tool, path, cause.message, None)
+    where = getattr(cause, "absolute_path", None)
+    message = getattr(cause, "message", None)
+    if where is not None and isinstance(message, str):
+        return ToolOutputError(tool, json_path(part for part in where), message, None)
     if str(error).endswith("did not return structured content"):
         return ToolOutputError(tool, "$", "the result has no structuredContent", None)
     return None
