@@ -178,6 +178,14 @@ _VALUE_HINTS = {
 }
 
 
+_VALUE_KEYWORDS = ("default", "const", "enum", "examples")
+
+
+def has_values(schema: dict[str, Any]) -> bool:
+    """Whether `schema` holds a value that `invalid_values` checks."""
+    return any(keyword in subschema for _, subschema in iter_subschemas(schema) for keyword in _VALUE_KEYWORDS)
+
+
 def invalid_values(
     schema: dict[str, Any], path: JsonPath, source: SourceMap, document: dict[str, Any]
 ) -> Iterator[Diagnostic]:
