@@ -405,6 +405,24 @@ def test_server_settings(
     )
 
 
+def test_an_mcp_param_header_is_compared_as_what_clients_send(tmp_path: Path) -> None:
+    # SEP-2243: a client mirrors the argument into the header its listing names, and the
+    # server refuses a call without a declared header; an undeclared one it ignores.
+    def spec(header: str | None) -> str:
+        region: dict[str, Any] = {"type": "string", "maxLength": 16}
+        if header is not None:
+            region["x-mcp-header"] = header
+        schema = {"type": "object", "properties": {"region": region}}
+        return spec_text(tools={"t": {"inputSchema": schema}})
+
+    [added] = wire_changes(tmp_path, spec(None), spec("Region"))
+    assert (added.rule, added.severity, added.message) == ("WIRE/param-header-changed", "error", 'Mcp-Param header "Region" added')
+    [renamed] = wire_changes(tmp_path, spec("Region"), spec("Zone"))
+    assert (renamed.severity, renamed.message) == ("error", 'Mcp-Param header "Region" -> "Zone"')
+    [removed] = wire_changes(tmp_path, spec("Region"), spec(None))
+    assert (removed.severity, removed.reason) == ("info", "the server ignores a header it no longer declares")
+
+
 def test_capabilities_are_compared_as_announced(tmp_path: Path) -> None:
     # Declaring a capability that contents imply changes nothing on the wire, nor does
     # taking the declaration away; `completions: false` takes completion away.

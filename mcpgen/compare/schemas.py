@@ -570,6 +570,9 @@ class SchemaComparison:
             before, after = old.schema.get(keyword, _ABSENT), new.schema.get(keyword, _ABSENT)
             if before is not _ABSENT and after is not _ABSENT and canonical(before) == canonical(after):
                 continue
+            if keyword == "x-mcp-header" and self.variance == "input":
+                self._param_header(old, new, before, after)
+                continue
             if keyword in ANNOTATIONS or keyword.startswith("x-"):
                 self.report(
                     f"WIRE/{'description' if keyword in ('title', 'description') else 'annotation'}-changed",
@@ -582,6 +585,28 @@ class SchemaComparison:
                 )
                 continue
             self._generic(old, new, keyword)
+
+    def _param_header(self, old: Node, new: Node, before: Json, after: Json) -> None:
+        """`x-mcp-header` (SEP-2243) is no annotation: a 2026-07-28 HTTP client mirrors the
+        argument into the header its listing names, and the server refuses a call whose
+        declared header is missing. A header added or renamed breaks clients that have not
+        listed the tools again (the SDK's re-lists once refused); one removed is ignored."""
+        gone = after is _ABSENT
+        self.report(
+            "WIRE/param-header-changed",
+            old,
+            new,
+            "x-mcp-header",
+            f"Mcp-Param header {show(before)} -> {show(after)}"
+            if not gone and before is not _ABSENT
+            else f"Mcp-Param header {show(after)} added"
+            if not gone
+            else f"Mcp-Param header {show(before)} removed",
+            narrows=not gone,
+            widens=False,
+            sends="clients that listed the tools before do not send it, and are refused until they list again",
+            safe="the server ignores a header it no longer declares",
+        )
 
     def _generic(self, old: Node, new: Node, keyword: str) -> None:
         """A keyword compared only as a whole. Assertions only ever add constraints, so one
