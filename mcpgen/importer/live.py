@@ -24,8 +24,7 @@ from typing import Any
 from mcpgen import progress
 from mcpgen.importer.bounds import Budget, Deadline, Limits
 from mcpgen.importer.capture import LISTS, Capture, SourceError
-from mcpgen.importer.transports import StdioNotes, counted_http, counted_stdio
-from mcpgen.runtime.client import MODES
+from mcpgen.runtime.eras import MODES
 from mcpgen.terminal import shown
 
 # The SDK client's `mode` per era, in the words of the generated typed client, so that
@@ -172,6 +171,10 @@ def list_server(
     (`KEY=VALUE python server.py`), as the user's shell would run it."""
     import anyio
     from mcp import Client
+
+    # Imported here, not with the CLI: they bring the SDK's client (0.7 s), which a build,
+    # or an import from a capture, does not need.
+    from mcpgen.importer.transports import StdioNotes, counted_http, counted_stdio
 
     limits = limits or Limits()
     deadline = deadline or Deadline(limits.timeout)

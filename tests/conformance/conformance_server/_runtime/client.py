@@ -18,6 +18,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from .encoding import json_path, to_json
+from .eras import MODES, Mode
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -50,8 +51,6 @@ M = TypeVar("M", bound=BaseModel)
 # `--protocol-era`, and the SDK's `mode=` for each. "modern" discovers too (a pinned
 # version would skip `server/discover`, and with it serverInfo and capabilities), then
 # insists on its answer (`connect`).
-Mode = Literal["auto", "modern", "legacy"]
-MODES: Final[Mapping[str, str]] = {"auto": "auto", "modern": "auto", "legacy": "legacy"}
 
 
 class Unset:
