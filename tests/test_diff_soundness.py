@@ -17,7 +17,9 @@ import jsonschema_rs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpgen.compare.schemas import Document, Node, SchemaComparison, Variance
+from mcpgen.compare.schema_nodes import Document, Node
+from mcpgen.compare.schema_walk import Variance
+from mcpgen.compare.schemas import SchemaComparison
 from mcpgen.spec.json_schema import iter_subschemas
 from mcpgen.spec.source import SourceMap
 

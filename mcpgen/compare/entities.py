@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 
 from mcpgen.compare.changes import Change, Place, Severity
 from mcpgen.compare.keywords import canonical
-from mcpgen.compare.schemas import Document, Node, SchemaComparison, Variance
+from mcpgen.compare.schema_nodes import Document, Node
+from mcpgen.compare.schema_walk import Variance
+from mcpgen.compare.schemas import SchemaComparison
 from mcpgen.ir.resolve import served_capabilities
 from mcpgen.ir.served import served_output, served_schema
 from mcpgen.spec.model import Prompt, Resource, Spec, Tool
