@@ -81,7 +81,7 @@ def model_document(spec: Path) -> str:
     from the checked, resolved spec (what `pipeline.build(...).api.model_schemas` holds,
     without rendering)."""
     from mcpgen.ir.resolve import resolve
-    from mcpgen.pipeline import load_spec
+    from mcpgen.spec_loading import load_spec
 
     checked, raw, _ = load_spec(spec)
     return json.dumps({"$defs": resolve(checked, raw).model_schemas}, indent=1)

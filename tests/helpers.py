@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from mcpgen.diagnostics import Diagnostic, SpecError
-from mcpgen.pipeline import Build, build, load_spec, validate
+from mcpgen.pipeline import Build, build, validate
+from mcpgen.spec_loading import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 GIFT_SPEC = ROOT / "specs" / "gift_server.yaml"

@@ -18,7 +18,8 @@ from helpers import ROOT, readme_block, write_spec
 from mcpgen.cli import main
 from mcpgen.compare.changes import Change
 from mcpgen.compare.entities import compare_wire
-from mcpgen.pipeline import diff, load_spec
+from mcpgen.spec_diff import diff
+from mcpgen.spec_loading import load_spec
 
 BASE = {"mcpgen": 1, "server": {"name": "demo", "version": "1"}}
 

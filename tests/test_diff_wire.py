@@ -18,7 +18,7 @@ from mcp import Client
 from mcpgen.compare.changes import Change
 from mcpgen.compare.entities import compare_wire
 from mcpgen.compare.keywords import FORMAT_ASSERTING_DIALECTS, asserts_format
-from mcpgen.pipeline import load_spec
+from mcpgen.spec_loading import load_spec
 
 BASE = {"mcpgen": 1, "server": {"name": "demo", "version": "1"}}
 

@@ -25,7 +25,16 @@ STAGES = {
     "write": 6,
     "compare": 6,
     "pipeline": 7,
+    "spec_loading": 7,
+    "package_directories": 7,
+    "spec_diff": 7,
+    "server_import": 7,
     "cli": 8,
+    "cli_output": 8,
+    "cli_build": 8,
+    "cli_lint": 8,
+    "cli_diff": 8,
+    "cli_import": 8,
     "__main__": 9,
 }
 SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, handler_changes, files, terminal: used by any stage

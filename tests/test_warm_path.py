@@ -22,7 +22,7 @@ import mcpgen.spec.source
 from mcpgen import collector
 from mcpgen.check.schemas import spec_schemas
 from mcpgen.ir.resolve import resolve
-from mcpgen.pipeline import fresh_package, load_spec
+from mcpgen.package_directories import fresh_package
 from mcpgen.render.environment import format_python, markdown_json
 from mcpgen.render.imports import Imports
 from mcpgen.render.json_text import indented_json
@@ -34,6 +34,7 @@ from mcpgen.spec.json_schema import (
     iter_subschemas,
     map_subschemas,
 )
+from mcpgen.spec_loading import load_spec
 
 KITCHEN_SINK = ROOT / "specs" / "kitchen_sink.yaml"
 
