@@ -1,0 +1,183 @@
+"""The commands that make or compare a package: `build` (and its plan of what would change,
+refused on hand-edited files unless --force), `check` (the diff against what build would
+write), `watch` (build on every save of the spec) and `init` (a starter project, then its
+first build). They call `mcpgen.pipeline` and print what was written, what to do next, or why
+nothing was."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from mcpgen import package_directories, pipeline, progress
+from mcpgen.cli_output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    progress_line,
+    report_spec_error,
+    usage_error,
+    warn,
+)
+from mcpgen.diagnostics import SpecError
+from mcpgen.terminal import shown, shown_lines
+
+
+def _write(result: pipeline.Build, force: bool, spec: Path | None = None) -> int:
+    warn(result.warnings)
+    with progress_line("building"):
+        progress.stage(f"comparing {len(result.files)} files with {result.directory}")
+        plan = result.plan(force)
+    if plan.conflicts:
+        for conflict in plan.conflicts:
+            where = result.directory if conflict.name == "." else result.directory / conflict.name
+            print(f"{shown(str(where))}: error: {conflict.reason}", file=sys.stderr)
+            if conflict.diff:
+                sys.stderr.write(shown_lines(conflict.diff))
+        if all(conflict.forceable for conflict in plan.conflicts):
+            print("nothing was written; rerun with --force to overwrite", file=sys.stderr)
+        else:
+            print("nothing was written", file=sys.stderr)
+        return EXIT_FAILED
+    with progress_line("building"):
+        progress.stage(f"writing {len(plan.changed)} files")
+        written = pipeline.write(result, plan)
+    count = len(written.written)
+    print(
+        f"{shown(str(written.directory))}: {count} file{'s' if count != 1 else ''} written, "
+        f"{len(written.removed)} removed, {written.unchanged} unchanged"
+    )
+    if written.methods_to_add:
+        print("Handlers changed; implement these methods in your Handlers subclass:")
+        for line in written.imports:
+            print(f"    {shown(line)}")
+        for signature in written.methods_to_add:
+            print(f"    {shown(signature)}")
+    if written.methods_to_remove:
+        print(f"Handlers no longer needs: {shown(', '.join(written.methods_to_remove))}; remove it from your subclass.")
+    if written.first_build and spec is not None:
+        write_app, serve = _next_steps(spec, written.directory)
+        print(
+            f"next: `{shown(write_app)}` writes a Handlers subclass to fill in; "
+            f"serve it with `{shown(serve)}`"
+        )
+    return EXIT_OK
+
+
+def _next_steps(spec: Path, package: Path) -> tuple[str, str]:
+    """Shell commands that write the app here and serve it, as printed, from this directory:
+    the package is imported from its folder, so that folder goes on PYTHONPATH unless it
+    is this one; the interpreter is mcpgen's own, unless `python` on PATH is that one."""
+    import shlex
+    import shutil
+
+    app = "app.py" if not Path("app.py").exists() else f"{package.name}_app.py"
+    folder = os.path.relpath(os.path.abspath(package.parent))
+    python = "python" if shutil.which("python") == sys.executable else shlex.quote(sys.executable)
+    path = "" if folder == "." else f"PYTHONPATH={shlex.quote(folder)} "
+    return f"mcpgen stub {shlex.quote(str(spec))} > {app}", f"{path}{python} {app}"
+
+
+def build(spec: Path, output: Path | None, force: bool, strict: bool, allow_outside: bool = False) -> int:
+    try:
+        if not force:
+            directory = package_directories.fresh_package(spec, output, strict)
+            if directory is not None:
+                print(f"{shown(str(directory))}: up to date")
+                return EXIT_OK
+        with progress_line("building"):
+            result = pipeline.build(spec, output, strict, allow_outside)
+    except SpecError as error:
+        return report_spec_error(error)
+    except pipeline.UsageError as error:
+        return usage_error(error)
+    return _write(result, force, spec)
+
+
+def check(spec: Path, output: Path | None, strict: bool, allow_outside: bool = False) -> int:
+    from mcpgen.write.manifest import MANIFEST
+    from mcpgen.write.plan import unified_diff
+
+    try:
+        with progress_line("checking"):
+            result = pipeline.build(spec, output, strict, allow_outside)
+    except SpecError as error:
+        return report_spec_error(error)
+    except pipeline.UsageError as error:
+        return usage_error(error)
+    warn(result.warnings)
+    plan = result.plan()
+    if plan.up_to_date:
+        print(f"{shown(str(result.directory))}: up to date")
+        return EXIT_OK
+    for name in plan.changed:
+        path = result.directory / name
+        current = path.read_bytes() if path.is_file() else b""
+        new = result.manifest if name == MANIFEST else result.files[name]
+        sys.stdout.write(shown_lines(unified_diff(str(path), current, new)))
+    for name in plan.removed:
+        print(f"{shown(str(result.directory / name))}: no longer generated by the spec")
+    edited = [conflict for conflict in plan.conflicts if conflict.forceable]
+    directory, spec_name = shown(str(result.directory)), shown(str(spec))
+    if edited:
+        names = shown(", ".join(conflict.name for conflict in edited))
+        print(
+            f"{directory}: edited by hand ({names}); generated files are rewritten from the spec. "
+            f"Move the change into the spec or your own code, then `mcpgen build {spec_name} --force` "
+            "to discard the edit",
+            file=sys.stderr,
+        )
+    else:
+        print(f"{directory}: out of date; run `mcpgen build {spec_name}`", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def watch(spec: Path, output: Path | None, strict: bool, allow_outside: bool = False, interval: float = 0.3) -> int:
+    """Rebuild on every save. A broken spec prints its diagnostics and leaves the last good
+    output in place (a failed build writes nothing)."""
+    print(f"watching {shown(str(spec))} (Ctrl-C to stop)", flush=True)
+    last: tuple[int, int] | None = None
+    try:
+        while True:
+            try:
+                stat = spec.stat()
+                current: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+            except OSError:
+                current = None
+            if current != last:
+                last = current
+                if current is None:
+                    print(f"{shown(str(spec))}: missing; waiting for it", file=sys.stderr, flush=True)
+                else:
+                    build(spec, output, force=False, strict=strict, allow_outside=allow_outside)
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def _create(path: Path, text: str) -> None:
+    from mcpgen.files import create
+
+    if path.is_symlink():
+        print(f"{shown(str(path))}: a symbolic link, kept (mcpgen does not write through links)")
+    else:
+        print(f"{shown(str(path))}: {'created' if create(path, text) else 'exists, kept'}")
+
+
+def init(directory: Path) -> int:
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in pipeline.starter_files(directory).items():
+        _create(directory / name, text)
+    try:
+        result = pipeline.build(directory / pipeline.STARTER_SPEC)
+    except SpecError as error:
+        return report_spec_error(error)
+    if _write(result, force=False) != EXIT_OK:
+        return EXIT_FAILED
+    app = directory / pipeline.STARTER_APP
+    _create(app, pipeline.starter_app(result))
+    print(f"next: fill in the stubs in {shown(str(app))}, then serve it: python {shown(str(app))}")
+    return EXIT_OK

@@ -1,0 +1,51 @@
+"""`mcpgen lint`: a spec checked against the profiles of what real clients accept. Findings
+go to stdout, as text or as JSON (file, line, column, severity, rule, message, hint); their
+count goes to stderr; the exit code says whether any finding fails the run."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from mcpgen import pipeline
+from mcpgen.cli_output import EXIT_FAILED, EXIT_OK, report_spec_error
+from mcpgen.diagnostics import SpecError, summary
+from mcpgen.terminal import json_shown, shown
+
+
+def lint(spec: Path, profiles: Sequence[str], output_format: str, strict: bool) -> int:
+    """Findings on stdout (text or JSON), the count on stderr; exit 1 on an error, or on any
+    finding under `strict`."""
+    import json
+
+    from mcpgen.lint.rules import rule_id
+
+    try:
+        linted = pipeline.lint(spec, profiles)
+    except SpecError as error:
+        return report_spec_error(error)
+    findings = linted.findings
+    if output_format == "json":
+        entries = [
+            {
+                "file": finding.file,
+                "line": finding.position.line,
+                "column": finding.position.column,
+                "severity": finding.severity,
+                "rule": rule_id(finding),
+                "message": finding.message.split("] ", 1)[-1],
+                "hint": finding.hint,
+            }
+            for finding in findings
+        ]
+        print(json_shown(json.dumps({"profiles": list(linted.profiles), "findings": entries}, indent=2)))
+    else:
+        for finding in findings:
+            print(finding.render())
+    failed = any(finding.is_error or strict for finding in findings)
+    counts = summary(findings) if findings else "no findings"
+    if failed and not any(finding.is_error for finding in findings):
+        counts += " (--strict: warnings are errors)"
+    print(f"{shown(str(spec))}: {', '.join(linted.profiles)}: {counts}", file=sys.stderr)
+    return EXIT_FAILED if failed else EXIT_OK
