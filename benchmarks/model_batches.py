@@ -3,7 +3,7 @@
     python benchmarks/model_batches.py [--tools 500] [--groups 128] [--sizes 1,8,16,32,64,128]
                                        [--floor-tools 10000]
 
-A build gives datamodel-codegen one group of definitions per tool (render/models.py), in
+A build gives datamodel-codegen one group of definitions per tool (render/model_groups.py), in
 batches of groups that cannot interfere. For the N-tool spec of benchmarks/specs.py, the
 first `--groups` groups are generated again in batches of each size (formed as the build
 forms them: consecutive groups that fit together), and the table gives the CPU time per
@@ -49,16 +49,16 @@ def _groups(spec: Path) -> list[dict[str, Any]]:
 
 def _cpu_per_group(groups: list[dict[str, Any]], size: int) -> tuple[int, float]:
     """(datamodel-codegen runs, CPU seconds per group) for `groups` in batches of `size`."""
-    from mcpgen.render import models
+    from mcpgen.render import model_batches, model_generator
 
     started, runs, index = time.process_time(), 0, 0
     while index < len(groups):
         merged: dict[str, Any] = {}
         end = index
-        while end < len(groups) and end - index < size and (end == index or models._fits(groups[end], merged)):
+        while end < len(groups) and end - index < size and (end == index or model_batches._fits(groups[end], merged)):
             merged.update(groups[end])
             end += 1
-        models.generate_models(json.dumps({"$defs": merged}))
+        model_generator.generate_models(json.dumps({"$defs": merged}))
         runs, index = runs + 1, end
     return runs, (time.process_time() - started) / len(groups)
 
@@ -74,9 +74,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mcpgen-batches-") as scratch:
         os.environ["MCPGEN_CACHE_DIR"] = str(Path(scratch) / "cache")  # a cold cache
         groups = _groups(write_spec(Path(scratch), options.tools))[: options.groups]
-    from mcpgen.render import models
+    from mcpgen.render import model_generator
 
-    models.warm_up()
+    model_generator.warm_up()
     measured = {size: _cpu_per_group(groups, size) for size in sizes}
     print_table(
         f"datamodel-codegen: CPU per model group by batch size ({len(groups)} groups of the {options.tools}-tool spec)",

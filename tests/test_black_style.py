@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpgen import pipeline
-from mcpgen.render import black_style, models
+from mcpgen.render import black_style, model_batches, model_groups, model_statements
 from mcpgen.render.formatting import BLACK_MODE
 
 
@@ -264,13 +264,13 @@ def test_the_json_schema_suites_packages_are_black_clean(tmp_path: Path) -> None
 
 
 def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Groups see shared classes they only point at as stand-ins (render/models.py); the
+    """Groups see shared classes they only point at as stand-ins (render/model_groups.py); the
     models must be those made from the definitions themselves, for every way to point."""
     monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
     for spec in [ROOT / "tests" / "model_stand_ins" / "references.yaml", ROOT / "specs" / "kitchen_sink.yaml"]:
         built = {}
         for stand_ins in (True, False):
-            monkeypatch.setattr(models, "STUB_DEFINITIONS", stand_ins)
+            monkeypatch.setattr(model_groups, "STUB_DEFINITIONS", stand_ins)
             built[stand_ins] = pipeline.build(spec, allow_outside=True).files
         assert built[True].keys() == built[False].keys()
         differ = [name for name in built[True] if built[True][name] != built[False][name]]
@@ -279,7 +279,7 @@ def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch
 
 @pytest.mark.parametrize("spec", ["tests/model_stand_ins/batches.yaml", "tests/model_stand_ins/references.yaml", "specs/kitchen_sink.yaml", "specs/conformance.yaml", "benchmark:100"])
 def test_batched_groups_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spec: str) -> None:
-    """Groups are generated in batches and cut apart again (render/models.py); the models must
+    """Groups are generated in batches and cut apart again (render/model_batches.py); the models must
     be those of a run per group: with batches as the spec sets them, with everything that
     fits in one batch, and when no batch cuts cleanly (every group then runs alone)."""
     if spec.startswith("benchmark:"):
@@ -292,14 +292,14 @@ def test_batched_groups_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPat
     else:
         path = ROOT / spec
     cuts: list[bool] = []
-    cut = models._cut
+    cut = model_batches._cut
 
-    def recorded(output: models.Generated, groups: list[dict[str, object]]) -> list[models.Generated] | None:
+    def recorded(output: model_statements.Generated, groups: list[dict[str, object]]) -> list[model_statements.Generated] | None:
         parts = cut(output, groups)  # type: ignore[arg-type]
         cuts.append(parts is not None)
         return parts
 
-    monkeypatch.setattr(models, "_cut", recorded)
+    monkeypatch.setattr(model_batches, "_cut", recorded)
     variants = {
         "alone": {"BATCHES": False},
         "by the spec": {},
@@ -311,7 +311,7 @@ def test_batched_groups_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPat
         with monkeypatch.context() as patch:
             patch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / variant))
             for name, value in switches.items():
-                patch.setattr(models, name, value)
+                patch.setattr(model_batches, name, value)
             built[variant] = pipeline.build(path, allow_outside=True).files
     for variant in variants:
         assert built[variant].keys() == built["alone"].keys()
@@ -323,18 +323,18 @@ def test_batched_groups_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPat
 def test_a_batch_that_does_not_cut_cleanly_is_refused() -> None:
     """What the batch output must show for its groups' parts to be theirs alone."""
     class_ = "class {0}(BaseModel):\n    x: int"
-    statement = lambda name, uses=(): models.Statement(name, class_.format(name), frozenset(uses))  # noqa: E731
+    statement = lambda name, uses=(): model_statements.Statement(name, class_.format(name), frozenset(uses))  # noqa: E731
     groups: list[dict[str, object]] = [{"AInput": {}}, {"BInput": {}}]
     imports = (("pydantic", ("BaseModel",)),)
-    clean = models.Generated(imports, (statement("AInputX"), statement("AInput", ["AInputX"]), statement("BInput")))
-    parts = models._cut(clean, groups)  # type: ignore[arg-type]
+    clean = model_statements.Generated(imports, (statement("AInputX"), statement("AInput", ["AInputX"]), statement("BInput")))
+    parts = model_batches._cut(clean, groups)  # type: ignore[arg-type]
     assert parts is not None and [[s.name for s in part.statements] for part in parts] == [["AInputX", "AInput"], ["BInput"]]
-    renamed_import = models.Generated((("pydantic", ("BaseModel", "Field as Field_1")),), clean.statements)
-    not_named_after_its_definition = models.Generated(imports, (statement("Other"), statement("AInput", ["Other"]), statement("BInput")))
-    reaching_another_group = models.Generated(imports, (statement("AInput", ["BInput"]), statement("BInput")))
-    nobody_s = models.Generated(imports, (*clean.statements, statement("Orphan")))
+    renamed_import = model_statements.Generated((("pydantic", ("BaseModel", "Field as Field_1")),), clean.statements)
+    not_named_after_its_definition = model_statements.Generated(imports, (statement("Other"), statement("AInput", ["Other"]), statement("BInput")))
+    reaching_another_group = model_statements.Generated(imports, (statement("AInput", ["BInput"]), statement("BInput")))
+    nobody_s = model_statements.Generated(imports, (*clean.statements, statement("Orphan")))
     for output in (renamed_import, not_named_after_its_definition, reaching_another_group, nobody_s):
-        assert models._cut(output, groups) is None  # type: ignore[arg-type]
+        assert model_batches._cut(output, groups) is None  # type: ignore[arg-type]
 
 
 @pytest.mark.slow

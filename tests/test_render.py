@@ -279,7 +279,7 @@ async def test_a_nested_class_yields_its_name_to_a_tool_model(tmp_path: Path) ->
 def test_model_groups_come_from_the_cache_and_give_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mcpgen.render import models as models_module
+    from mcpgen.render import model_generator
 
     monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
     cold = build(GIFT_SPEC, tmp_path / "cold", allow_outside=True).files
@@ -289,7 +289,7 @@ def test_model_groups_come_from_the_cache_and_give_the_same_bytes(
     def no_generator(document: str, *, aliases: bool = False) -> str:
         raise AssertionError("every model group should come from the cache")
 
-    monkeypatch.setattr(models_module, "generate_models", no_generator)
+    monkeypatch.setattr(model_generator, "generate_models", no_generator)
     warm = build(GIFT_SPEC, tmp_path / "warm", allow_outside=True).files
     assert warm == cold
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 
 from mcpgen.ir.model import Api, Json
-from mcpgen.render.models import ModelRenderError, generate_models, referenced_models
+from mcpgen.render.model_generator import ModelRenderError, generate_models
+from mcpgen.render.model_groups import referenced_models
 
 
 def _failure(names: set[str], models: dict[str, Json]) -> str | None:

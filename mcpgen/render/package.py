@@ -8,8 +8,9 @@ from mcpgen import progress
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import render_template
 from mcpgen.render.formatting import format_modules
+from mcpgen.render.model_generator import ModelRenderError
 from mcpgen.render.model_index import ModelIndex
-from mcpgen.render.models import ModelRenderError, render_models
+from mcpgen.render.models import render_models
 from mcpgen.render.schema_doc import (
     render_schema_json,
     render_schema_markdown,
