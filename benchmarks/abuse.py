@@ -158,9 +158,9 @@ import json, sys, time
 import httpx2
 
 url, duration = sys.argv[1], float(sys.argv[2])
-body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": %s}}).encode()
+body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": __META__}}).encode()
 headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-           "MCP-Protocol-Version": "%s", "Mcp-Method": "tools/list"}
+           "MCP-Protocol-Version": "__VERSION__", "Mcp-Method": "tools/list"}
 latencies, failures = [], 0
 with httpx2.Client(timeout=30) as client:
     client.post(url, content=body, headers=headers, timeout=600)  # the server may still digest the last abuse
@@ -178,7 +178,7 @@ with httpx2.Client(timeout=30) as client:
         failures += not ok
         time.sleep(0.01)
 print(json.dumps({"latencies": latencies, "failures": failures}))
-""" % (json.dumps(META), MODERN)
+""".replace("__META__", json.dumps(META)).replace("__VERSION__", MODERN)
 
 
 @contextmanager

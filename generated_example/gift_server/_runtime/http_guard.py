@@ -200,16 +200,7 @@ class RequestGuard:
         if isinstance(body, tuple):
             await _respond(send, *body)
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return body
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
     def _refusal(
         self, headers: Iterable[tuple[bytes, bytes]]
@@ -260,16 +251,35 @@ def _text(value: bytes) -> str:
 
 
 async def _respond(send: Send, status: int, text: str) -> None:
-    body = text.encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-            ],
-        }
+    await send_response(
+        send, status, text.encode(), b"text/plain; charset=utf-8", close=True
     )
+
+
+async def send_response(
+    send: Send, status: int, body: bytes, content_type: bytes, *, close: bool = False
+) -> None:
+    """One whole response: `status`, and `body` as `content_type` (closing the
+    connection after it when `close`)."""
+    headers = [
+        (b"content-type", content_type),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def replaying(message: Message, receive: Receive) -> Receive:
+    """`receive`, giving first `message`, which a middleware has already read."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if replayed:
+            return await receive()
+        replayed = True
+        return message
+
+    return replay

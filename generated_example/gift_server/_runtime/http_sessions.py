@@ -31,7 +31,7 @@ from typing import Any
 import anyio
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from .http_guard import ASGIApp, Message, Receive, Scope, Send
+from .http_guard import ASGIApp, Message, Receive, Scope, Send, send_response
 from .log import logger
 
 SESSION_HEADER = b"mcp-session-id"
@@ -273,20 +273,9 @@ def client_of(scope: Scope) -> str | None:
 
 async def refuse(send: Send, status: int, message: str) -> None:
     """Answer with a JSON-RPC error (no id: no request was read) and `status`."""
-    body = json.dumps(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": TOO_MANY, "message": message}}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    error = {"code": TOO_MANY, "message": message}
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
+    await send_response(send, status, body, b"application/json")
 
 
 def _header(headers: Any, name: bytes) -> bytes | None:

@@ -379,9 +379,9 @@ def conform(
 
     `what` names the source for messages ("tool 'x'"); `wrap` serves the JSON as
     `{"result": ...}` (a non-object tool output); `pattern_budget` bounds the check's
-    backtracking patterns, as for arguments (a handler may echo what a client sent). A value of the wrong shape is logged
-    and becomes an internal error (-32603): it never reaches the client, so one tool
-    always answers in one shape.
+    backtracking patterns, as for arguments (a handler may echo what a client sent). A
+    value of the wrong shape is logged and becomes an internal error (-32603): it never
+    reaches the client, so one tool always answers in one shape.
     """
     try:
         data = to_json(from_wire(model, value))

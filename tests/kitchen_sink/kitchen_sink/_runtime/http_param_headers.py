@@ -24,7 +24,7 @@ from mcp.shared.inbound import MCP_PARAM_HEADER_PREFIX, x_mcp_header_map
 from mcp_types.jsonrpc import HEADER_MISMATCH
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from .http_guard import ASGIApp, Message, Receive, Scope, Send
+from .http_guard import ASGIApp, Message, Receive, Scope, Send, replaying, send_response
 
 _PREFIX = MCP_PARAM_HEADER_PREFIX.lower().encode()
 # What a client may send unencoded (the SDK's encoder sends nothing else plain).
@@ -76,18 +76,11 @@ class ParamHeaderCheck:
         message = await receive()
         refusal = self._refusal(message, suspects)
         if refusal is not None:
-            await _respond_json(send, 400, refusal)
+            await send_response(
+                send, 400, json.dumps(refusal).encode(), b"application/json"
+            )
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return message
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(message, receive), send)
 
     def _refusal(self, message: Message, suspects: list[str]) -> dict[str, Any] | None:
         try:
@@ -131,18 +124,3 @@ def _modern(headers: Iterable[tuple[bytes, bytes]]) -> bool:
         name.lower() == b"mcp-protocol-version" and value.strip() in _MODERN
         for name, value in headers
     )
-
-
-async def _respond_json(send: Send, status: int, payload: dict[str, Any]) -> None:
-    body = json.dumps(payload).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
