@@ -1,0 +1,508 @@
+"""Tasks: a call that answers at once with a task, and runs on while the caller polls.
+
+This module is the core both protocol eras build on; it knows no wire. The 2025-11-25
+tasks utility (`tasks_legacy.py`) and the 2026-07-28 tasks extension put it on the
+wire, each with its own methods, fields and errors.
+
+- `Task` is what a caller may see of a task, under the spec's names (`to_wire()`).
+- `TaskOutcome` is how it ended: the result of the underlying request as wire JSON,
+  or the JSON-RPC error it ended with. `tasks/result` answers exactly that.
+- `TaskStore` keeps tasks and outcomes behind one async interface (in memory:
+  `task_store.InMemoryTaskStore`; a shared store, Redis say, implements the same).
+- `TaskRunner` runs work as a task: it creates the task, runs the work in the
+  background, records its outcome, and cancels it on request.
+- `TaskContext` is the `Context` a tool handler gets when its call runs as a task:
+  the handler does not change; `report_progress(message=...)` also sets the task's
+  `statusMessage`.
+
+Visibility: every task has an `owner`, the caller's authorization context where there
+is one (the token's subject), else whatever the era binds tasks to (a 2025-11-25
+session; "" for none). A task is seen, cancelled and listed only by its owner; task
+ids are unguessable (`secrets`), so a task with owner "" is as safe as its id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from .context import Context
+from .errors import INTERNAL_ERROR, INVALID_PARAMS
+from .log import logger
+
+if TYPE_CHECKING:  # server.py imports the tables, which import this module
+    from .server import GeneratedServer
+
+TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
+TerminalStatus = Literal["completed", "failed", "cancelled"]
+TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+"""A task in one of these never changes again (both eras)."""
+
+INVALID_REQUEST = -32600
+
+
+@dataclass(frozen=True)
+class TaskLimits:
+    """What tasks may cost a server (one store and its runner).
+
+    - `max_tasks`: tasks kept at once, finished ones included until their ttl ends.
+    - `max_tasks_per_owner`: tasks one owner (one `quota_key`) may have kept at once.
+    - `max_working_per_owner`: tasks one owner may have not yet finished at once.
+    - `default_ttl`, `max_ttl`: milliseconds a task is kept from its creation, when
+      the caller asks for none, and at most (a longer ask gets `max_ttl`). Once its
+      ttl is over, a task is deleted, and its work cancelled if still running.
+    - `poll_interval`: milliseconds a caller is asked to wait between polls.
+    - `max_result_bytes`: the largest outcome kept (as JSON); a larger result ends
+      the task `failed` with an internal error instead.
+    - `run_timeout`: seconds the work of one task may run (None: until its ttl ends);
+      past it, the work is cancelled as a handler that timed out is.
+    """
+
+    max_tasks: int = 10_000
+    max_tasks_per_owner: int = 1_000
+    max_working_per_owner: int = 100
+    default_ttl: int = 60 * 60 * 1000
+    max_ttl: int = 24 * 60 * 60 * 1000
+    poll_interval: int = 1000
+    max_result_bytes: int = 4 * 1024 * 1024
+    run_timeout: float | None = 60 * 60.0
+
+    def __post_init__(self) -> None:
+        for name in (
+            "max_tasks",
+            "max_tasks_per_owner",
+            "max_working_per_owner",
+            "default_ttl",
+            "max_ttl",
+            "poll_interval",
+            "max_result_bytes",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"TaskLimits.{name} must be a positive int")
+        if self.run_timeout is not None and not self.run_timeout > 0:
+            raise ValueError("TaskLimits.run_timeout must be positive or None")
+
+    def ttl_for(self, requested: int | float | None) -> int:
+        """The ttl a task gets (ms) when the caller asks for `requested` (None: none)."""
+        if requested is None:
+            return min(self.default_ttl, self.max_ttl)
+        return max(1, min(int(requested), self.max_ttl))
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task as its store has it. Times are POSIX seconds; `ttl` and
+    `poll_interval` milliseconds, as on the wire.
+
+    `request` is what the era layer chose to keep of the request that made the task
+    (2026-07-28 re-runs a tool call that needed input); `details` is JSON the era
+    layer attaches to the current status (2026-07-28's `inputRequests`, say). Neither
+    is shown by `to_wire()`.
+    """
+
+    task_id: str
+    owner: str
+    status: TaskStatus
+    created_at: float
+    last_updated_at: float
+    ttl: int
+    poll_interval: int | None = None
+    status_message: str | None = None
+    request: Mapping[str, Any] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+    @property
+    def expires_at(self) -> float:
+        return self.created_at + self.ttl / 1000
+
+    def to_wire(self) -> dict[str, Any]:
+        """The spec's `Task` object: taskId, status, statusMessage?, createdAt,
+        lastUpdatedAt, ttl, pollInterval? (ISO 8601 times, in UTC)."""
+        wire: dict[str, Any] = {"taskId": self.task_id, "status": self.status}
+        if self.status_message is not None:
+            wire["statusMessage"] = self.status_message
+        wire["createdAt"] = iso_time(self.created_at)
+        wire["lastUpdatedAt"] = iso_time(self.last_updated_at)
+        wire["ttl"] = self.ttl
+        if self.poll_interval is not None:
+            wire["pollInterval"] = self.poll_interval
+        return wire
+
+
+def iso_time(moment: float) -> str:
+    """`moment` (POSIX seconds) in ISO 8601, UTC, to the millisecond: ...T10:30:00.000Z."""
+    text = datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """How a task's underlying request ended: a `result` (wire JSON, e.g. a
+    CallToolResult with `isError`) or an `error` (a JSON-RPC error object: code,
+    message, data?). Exactly one is set."""
+
+    result: Mapping[str, Any] | None = None
+    error: Mapping[str, Any] | None = None
+
+    @classmethod
+    def of_error(cls, exc: MCPError) -> TaskOutcome:
+        return cls(error=exc.error.model_dump(by_alias=True, exclude_none=True))
+
+    @property
+    def is_error_result(self) -> bool:
+        """A result that says the tool failed (`isError: true`): a business error."""
+        return self.result is not None and self.result.get("isError") is True
+
+    def size(self) -> int:
+        """Its size as compact JSON, in bytes (what `max_result_bytes` bounds)."""
+        body = self.result if self.result is not None else self.error
+        return len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
+
+    def raise_or_return(self) -> Mapping[str, Any]:
+        """The result; or the error, raised as the `MCPError` it was."""
+        if self.error is not None:
+            raise MCPError(
+                self.error.get("code", INTERNAL_ERROR),
+                str(self.error.get("message", "")),
+                self.error.get("data"),
+            )
+        assert self.result is not None
+        return self.result
+
+
+class TaskNotFound(LookupError):
+    """No such task for this owner: unknown, another owner's, or deleted (ttl over)."""
+
+
+class TaskAlreadyTerminal(ValueError):
+    """The task is completed, failed or cancelled: it cannot be cancelled."""
+
+    def __init__(self, task: Task) -> None:
+        super().__init__(
+            f"Cannot cancel task: already in terminal status '{task.status}'"
+        )
+        self.task = task
+
+
+class TaskLimitReached(Exception):
+    """A `TaskLimits` bound refuses a new task (the message says which)."""
+
+
+class InvalidTaskCursor(ValueError):
+    """A `tasks/list` cursor that this store did not issue for this owner."""
+
+
+def protocol_error(exc: Exception) -> MCPError:
+    """The JSON-RPC error both eras answer a store's refusal with."""
+    if isinstance(exc, TaskNotFound):
+        return MCPError(INVALID_PARAMS, "Failed to retrieve task: Task not found")
+    if isinstance(exc, TaskAlreadyTerminal):
+        return MCPError(INVALID_PARAMS, str(exc))
+    if isinstance(exc, InvalidTaskCursor):
+        return MCPError(INVALID_PARAMS, "Invalid cursor")
+    if isinstance(exc, TaskLimitReached):
+        return MCPError(INVALID_REQUEST, str(exc))
+    return MCPError(INTERNAL_ERROR, "Internal error")
+
+
+class TaskStore(Protocol):
+    """Where tasks and their outcomes are kept. Async throughout, so a shared store
+    (Redis) can implement it; every method is safe to call concurrently.
+
+    Only `get`, `list_page`, `outcome`, `wait` and `cancel` are asked by a caller, and
+    take the caller's `owner`: another owner's task is `TaskNotFound` / None to them.
+    `set_status`, `set_message` and `finish` are the runner's, by id alone. A task
+    whose ttl is over is gone: every method treats it as unknown.
+    """
+
+    limits: TaskLimits
+
+    async def create(
+        self,
+        owner: str,
+        ttl: int | None,
+        *,
+        quota_key: str | None = None,
+        request: Mapping[str, Any] | None = None,
+    ) -> Task:
+        """A new `working` task with an unguessable id; `ttl` is the caller's ask (ms;
+        None: none), bounded by `limits.ttl_for`. Per-owner limits count by
+        `quota_key` (default: `owner`). Raises `TaskLimitReached`."""
+        ...
+
+    async def get(self, task_id: str, owner: str) -> Task | None:
+        """The task, if it exists and belongs to `owner`."""
+        ...
+
+    async def list_page(
+        self, owner: str, cursor: str | None, page_size: int
+    ) -> tuple[list[Task], str | None]:
+        """`owner`'s tasks in creation order, a page from `cursor` (None: the first),
+        and the cursor of the next page (None: no more). Cursors are opaque and
+        signed; one not issued for this owner raises `InvalidTaskCursor`."""
+        ...
+
+    async def set_status(
+        self,
+        task_id: str,
+        status: Literal["working", "input_required"],
+        message: str | None = None,
+        *,
+        details: Mapping[str, Any] | None = None,
+    ) -> Task | None:
+        """Move a task between its non-terminal states, with a new `statusMessage`
+        (None clears it) and `details` (None: none). A terminal task is returned
+        unchanged; None when the task is gone."""
+        ...
+
+    async def set_message(self, task_id: str, message: str | None) -> Task | None:
+        """Change a non-terminal task's `statusMessage` alone (terminal: unchanged)."""
+        ...
+
+    async def finish(
+        self,
+        task_id: str,
+        status: TerminalStatus,
+        outcome: TaskOutcome,
+        message: str | None = None,
+    ) -> Task | None:
+        """End a task with its outcome, unless it has ended already (the first end
+        wins: a task cancelled while its work finished stays cancelled). An outcome
+        over `limits.max_result_bytes` is replaced by an internal error and the task
+        ends `failed`. Returns the task as it now is; None when it is gone. Wakes
+        `wait`."""
+        ...
+
+    async def cancel(
+        self, task_id: str, owner: str, message: str | None = None
+    ) -> Task:
+        """End `owner`'s task `cancelled` (its outcome: an error saying so). Raises
+        `TaskNotFound`, or `TaskAlreadyTerminal` for a task that has ended."""
+        ...
+
+    async def outcome(self, task_id: str, owner: str) -> TaskOutcome | None:
+        """How the task ended; None while it runs. Raises `TaskNotFound`."""
+        ...
+
+    async def wait(self, task_id: str, owner: str) -> Task:
+        """The task once it is terminal (at once if it is). Raises `TaskNotFound`,
+        also when the task is deleted while waited for (its ttl ran out)."""
+        ...
+
+    async def expire(self) -> list[str]:
+        """Delete the tasks whose ttl is over now; their ids."""
+        ...
+
+
+StatusListener = Callable[[Task], Awaitable[None]]
+"""Told of each status a task moves to (`notifications/tasks/status`, say)."""
+
+
+class TaskControl:
+    """What the work of one task may do to its task (given to the work by the runner)."""
+
+    def __init__(
+        self, runner: TaskRunner, task: Task, listener: StatusListener | None
+    ) -> None:
+        self.runner = runner
+        self.task = task
+        self.listener = listener
+
+    @property
+    def task_id(self) -> str:
+        return self.task.task_id
+
+    async def set_message(self, message: str | None) -> None:
+        """The task's `statusMessage` (no status notification: the status is the same)."""
+        task = await self.runner.store.set_message(self.task_id, message)
+        self.task = task or self.task
+
+    async def set_status(
+        self,
+        status: Literal["working", "input_required"],
+        message: str | None = None,
+        *,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Move the task to `input_required` (waiting on the caller) or back to `working`."""
+        task = await self.runner.store.set_status(
+            self.task_id, status, message, details=details
+        )
+        if task is not None and not task.terminal:
+            self.task = task
+            await self.runner.tell(self.listener, task)
+
+
+TaskWork = Callable[[TaskControl], Awaitable[TaskOutcome]]
+"""The work of one task: its outcome. A raised `MCPError` is an `error` outcome; any
+other exception is logged and becomes an internal error; both end the task `failed`."""
+
+
+class TaskRunner:
+    """Runs work as tasks, on this process's event loop, and keeps them in `store`.
+
+    `is_error_status` is how a result with `isError: true` ends its task: the
+    2026-07-28 extension says `completed` (the result tells of the tool's failure);
+    the 2025-11-25 utility says `failed`. Either way `tasks/result` returns the result.
+    """
+
+    def __init__(
+        self, store: TaskStore, *, is_error_status: TerminalStatus = "completed"
+    ) -> None:
+        self.store = store
+        self.is_error_status = is_error_status
+        self._running: dict[str, asyncio.Task[None]] = {}
+
+    @property
+    def limits(self) -> TaskLimits:
+        return self.store.limits
+
+    async def start(
+        self,
+        work: TaskWork,
+        *,
+        owner: str,
+        ttl: int | None,
+        quota_key: str | None = None,
+        request: Mapping[str, Any] | None = None,
+        listener: StatusListener | None = None,
+    ) -> Task:
+        """Create a task and run `work` for it in the background; the new task
+        (`working`). Raises `TaskLimitReached`. `listener` hears of every later
+        status, the terminal one included."""
+        await self._expire()
+        task = await self.store.create(owner, ttl, quota_key=quota_key, request=request)
+        control = TaskControl(self, task, listener)
+        self._running[task.task_id] = asyncio.get_running_loop().create_task(
+            self._run(control, work), name=f"mcp task {task.task_id[:8]}"
+        )
+        return task
+
+    async def cancel(
+        self, task_id: str, owner: str, listener: StatusListener | None = None
+    ) -> Task:
+        """Cancel `owner`'s task: it is `cancelled` before this returns, and its work,
+        if it runs here, is cancelled. Raises `TaskNotFound`, `TaskAlreadyTerminal`."""
+        task = await self.store.cancel(
+            task_id, owner, "The task was cancelled by request."
+        )
+        running = self._running.pop(task_id, None)
+        if running is not None:
+            running.cancel()
+        await self.tell(listener, task)
+        return task
+
+    async def aclose(self) -> None:
+        """Cancel the work of every task running here (the server is stopping)."""
+        running, self._running = list(self._running.values()), {}
+        for work in running:
+            work.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
+    async def tell(self, listener: StatusListener | None, task: Task) -> None:
+        if listener is None:
+            return
+        try:
+            await listener(task)
+        except Exception:  # noqa: BLE001
+            # A status notification is advisory: the caller polls anyway.
+            logger.debug("task status %r could not be told", task.status, exc_info=True)
+
+    async def _run(self, control: TaskControl, work: TaskWork) -> None:
+        task = control.task
+        timeout = self.limits.run_timeout
+        seconds = task.expires_at - time.time()
+        if timeout is not None:
+            seconds = min(seconds, timeout)
+        try:
+            async with asyncio.timeout(max(seconds, 0)):
+                outcome = await work(control)
+        except MCPError as exc:
+            outcome = TaskOutcome.of_error(exc)
+        except TimeoutError:
+            outcome = TaskOutcome.of_error(
+                MCPError(INTERNAL_ERROR, "The task ran out of time, and was cancelled.")
+            )
+        except asyncio.CancelledError:
+            # Cancelled by `cancel` (already recorded) or by the server stopping.
+            self._running.pop(task.task_id, None)
+            raise
+        except Exception:  # noqa: BLE001
+            logger.exception("task %s failed", task.task_id)
+            outcome = TaskOutcome.of_error(
+                MCPError(INTERNAL_ERROR, "The task failed with an internal error.")
+            )
+        self._running.pop(task.task_id, None)
+        if outcome.error is not None:
+            status: TerminalStatus = "failed"
+            message: str | None = str(outcome.error.get("message", "")) or None
+        elif outcome.is_error_result:
+            status, message = self.is_error_status, _first_text(outcome.result)
+        else:
+            status, message = "completed", None
+        finished = await self.store.finish(task.task_id, status, outcome, message)
+        if finished is not None and finished.status == status:
+            await self.tell(control.listener, finished)
+
+    async def _expire(self) -> None:
+        for task_id in await self.store.expire():
+            running = self._running.pop(task_id, None)
+            if running is not None:
+                running.cancel()
+
+
+def _first_text(result: Mapping[str, Any] | None) -> str | None:
+    for block in (result or {}).get("content") or []:
+        if isinstance(block, Mapping) and isinstance(block.get("text"), str):
+            return str(block["text"])
+    return None
+
+
+class TaskContext(Context):
+    """The `Context` of a tool call that runs as a task. The handler is the same one
+    a plain call runs; what differs is where what it sends goes:
+
+    - `report_progress(..., message=)` also sets the task's `statusMessage`;
+    - `deliver_progress` sends the progress notification itself: by default on the
+      request's own channel; an era overrides it (2025-11-25: the connection's
+      standalone channel, with the related-task `_meta`), since the request that
+      made the task has been answered already.
+    """
+
+    def __init__(
+        self,
+        request: ServerRequestContext[Any, Any],
+        server: GeneratedServer | None,
+        control: TaskControl,
+    ) -> None:
+        super().__init__(request, server)
+        self.control = control
+
+    @property
+    def task(self) -> Task:
+        return self.control.task
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        if message is not None:
+            await self.control.set_message(message)
+        await self.deliver_progress(progress, total, message)
+
+    async def deliver_progress(
+        self, progress: float, total: float | None, message: str | None
+    ) -> None:
+        await super().report_progress(progress, total, message)

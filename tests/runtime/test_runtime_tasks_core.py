@@ -1,0 +1,216 @@
+"""The era-independent task core: the in-memory store's bounds and the runner.
+
+The wire of each era is tested against generated servers (tests/test_tasks_legacy.py);
+here the store and the runner are driven directly, on a real event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from mcpgen.runtime.task_store import InMemoryTaskStore
+from mcpgen.runtime.tasks import (
+    InvalidTaskCursor,
+    TaskAlreadyTerminal,
+    TaskControl,
+    TaskLimitReached,
+    TaskLimits,
+    TaskNotFound,
+    TaskOutcome,
+    TaskRunner,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_ids_are_unguessable_and_tasks_belong_to_their_owner() -> None:
+    store = InMemoryTaskStore()
+    first = await store.create("alice", None)
+    second = await store.create("alice", None)
+    assert first.task_id != second.task_id and len(first.task_id) >= 32
+    assert await store.get(first.task_id, "alice") == first
+    assert await store.get(first.task_id, "bob") is None
+    with pytest.raises(TaskNotFound):
+        await store.cancel(first.task_id, "bob")
+    wire = first.to_wire()
+    assert wire["status"] == "working" and wire["ttl"] == TaskLimits().default_ttl
+    assert wire["createdAt"].endswith("Z") and wire["pollInterval"] == 1000
+
+
+async def test_ttl_is_bounded_and_ends_the_task() -> None:
+    clock = Clock()
+    store = InMemoryTaskStore(TaskLimits(max_ttl=5000), clock=clock)
+    task = await store.create("", 60_000)
+    assert task.ttl == 5000
+    clock.now += 4.9
+    assert await store.get(task.task_id, "") is not None
+    clock.now += 0.2
+    assert await store.get(task.task_id, "") is None
+    assert await store.expire() == []  # already purged by the lookup
+
+
+async def test_list_pages_behind_signed_cursors_per_owner() -> None:
+    store = InMemoryTaskStore()
+    made = [(await store.create("alice", None)).task_id for _ in range(5)]
+    await store.create("bob", None)
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page, cursor = await store.list_page("alice", cursor, 2)
+        seen += [task.task_id for task in page]
+        if cursor is None:
+            break
+        with pytest.raises(InvalidTaskCursor):
+            await store.list_page("bob", cursor, 2)  # issued to alice only
+    assert seen == made
+    for forged in ("MTAuYWJj", "x" * 200, "!!"):
+        with pytest.raises(InvalidTaskCursor):
+            await store.list_page("alice", forged, 2)
+
+
+async def test_per_owner_and_global_limits() -> None:
+    limits = TaskLimits(max_tasks=4, max_tasks_per_owner=3, max_working_per_owner=2)
+    store = InMemoryTaskStore(limits)
+    one = await store.create("a", None)
+    await store.create("a", None)
+    with pytest.raises(TaskLimitReached, match="running at once"):
+        await store.create("a", None)
+    await store.cancel(one.task_id, "a")
+    await store.create("a", None)
+    with pytest.raises(TaskLimitReached, match="at most 3 tasks kept"):
+        await store.create("a", None)
+    await store.create("b", None)
+    with pytest.raises(TaskLimitReached, match="at most 4 tasks"):
+        await store.create("c", None)
+
+
+async def test_terminal_states_never_change() -> None:
+    store = InMemoryTaskStore()
+    task = await store.create("", None)
+    cancelled = await store.cancel(task.task_id, "")
+    assert cancelled.status == "cancelled"
+    late = await store.finish(task.task_id, "completed", TaskOutcome(result={}))
+    assert late is not None and late.status == "cancelled"
+    assert (await store.set_status(task.task_id, "working")) == late
+    with pytest.raises(TaskAlreadyTerminal, match="'cancelled'"):
+        await store.cancel(task.task_id, "")
+
+
+async def test_a_result_too_large_fails_the_task() -> None:
+    store = InMemoryTaskStore(TaskLimits(max_result_bytes=100))
+    task = await store.create("", None)
+    big = TaskOutcome(result={"content": [{"type": "text", "text": "x" * 200}]})
+    ended = await store.finish(task.task_id, "completed", big)
+    assert ended is not None and ended.status == "failed"
+    outcome = await store.outcome(task.task_id, "")
+    assert outcome is not None and outcome.error is not None
+    assert outcome.error["code"] == -32603
+
+
+async def _result(control: TaskControl) -> TaskOutcome:
+    await control.set_status("input_required", "waiting")
+    await control.set_status("working")
+    await control.set_message("half way")
+    return TaskOutcome(result={"content": [], "isError": False})
+
+
+async def test_the_runner_records_the_outcome_and_tells_each_status() -> None:
+    runner = TaskRunner(InMemoryTaskStore())
+    heard: list[str] = []
+
+    async def listener(task: Any) -> None:
+        heard.append(task.status)
+
+    task = await runner.start(_result, owner="", ttl=None, listener=listener)
+    ended = await runner.store.wait(task.task_id, "")
+    assert ended.status == "completed"
+    assert heard == ["input_required", "working", "completed"]
+    outcome = await runner.store.outcome(task.task_id, "")
+    assert outcome is not None and outcome.raise_or_return()["isError"] is False
+
+
+@pytest.mark.parametrize("is_error_status", ["completed", "failed"])
+async def test_an_is_error_result_ends_as_the_era_says(is_error_status: Any) -> None:
+    runner = TaskRunner(InMemoryTaskStore(), is_error_status=is_error_status)
+
+    async def business_error(control: TaskControl) -> TaskOutcome:
+        return TaskOutcome(
+            result={"content": [{"type": "text", "text": "No gifts"}], "isError": True}
+        )
+
+    task = await runner.start(business_error, owner="", ttl=None)
+    ended = await runner.store.wait(task.task_id, "")
+    assert ended.status == is_error_status and ended.status_message == "No gifts"
+
+
+async def test_protocol_errors_and_crashes_fail_the_task() -> None:
+    runner = TaskRunner(InMemoryTaskStore())
+
+    async def refused(control: TaskControl) -> TaskOutcome:
+        raise MCPError(-32602, "Unknown tool: x")
+
+    async def crashed(control: TaskControl) -> TaskOutcome:
+        raise RuntimeError("secret detail")
+
+    for work, code in ((refused, -32602), (crashed, -32603)):
+        task = await runner.start(work, owner="", ttl=None)
+        ended = await runner.store.wait(task.task_id, "")
+        assert ended.status == "failed"
+        outcome = await runner.store.outcome(task.task_id, "")
+        assert outcome is not None
+        with pytest.raises(MCPError) as raised:
+            outcome.raise_or_return()
+        assert raised.value.error.code == code
+        assert "secret" not in raised.value.error.message
+
+
+async def test_cancel_stops_the_work() -> None:
+    runner = TaskRunner(InMemoryTaskStore())
+    started, stopped = anyio.Event(), anyio.Event()
+
+    async def slow(control: TaskControl) -> TaskOutcome:
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        finally:
+            stopped.set()
+        return TaskOutcome(result={})
+
+    task = await runner.start(slow, owner="me", ttl=None)
+    await started.wait()
+    cancelled = await runner.cancel(task.task_id, "me")
+    assert cancelled.status == "cancelled"
+    with anyio.fail_after(5):
+        await stopped.wait()
+    assert (await runner.store.wait(task.task_id, "me")).status == "cancelled"
+
+
+async def test_a_task_whose_ttl_ends_is_deleted_and_its_work_stopped() -> None:
+    runner = TaskRunner(InMemoryTaskStore())
+    stopped = anyio.Event()
+
+    async def slow(control: TaskControl) -> TaskOutcome:
+        try:
+            await asyncio.sleep(60)
+        finally:
+            stopped.set()
+        return TaskOutcome(result={})
+
+    task = await runner.start(slow, owner="", ttl=50)
+    with anyio.fail_after(5):
+        await stopped.wait()
+    with pytest.raises(TaskNotFound):
+        await runner.store.wait(task.task_id, "")
