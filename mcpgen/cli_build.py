@@ -1,11 +1,12 @@
 """The commands that make or compare a package: `build` (and its plan of what would change,
 refused on hand-edited files unless --force), `check` (the diff against what build would
 write), `watch` (build on every save of the spec) and `init` (a starter project, then its
-first build). They call `mcpgen.pipeline` and print what was written, what to do next, or why
-nothing was."""
+first build): their flags, and what they print. They call `mcpgen.pipeline` and print what
+was written, what to do next, or why nothing was."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -16,12 +17,57 @@ from mcpgen.cli_output import (
     EXIT_FAILED,
     EXIT_OK,
     progress_line,
+    quiet_argument,
     report_spec_error,
+    strict_argument,
     usage_error,
     warn,
 )
 from mcpgen.diagnostics import SpecError
 from mcpgen.terminal import shown, shown_lines
+
+
+def output_arguments(command: argparse.ArgumentParser) -> None:
+    """The flags of every command that builds a package: build, watch and check."""
+    command.add_argument("spec", type=Path, help="the spec file (YAML)")
+    command.add_argument(
+        "-o", "--output", type=Path, help="directory that receives the package (default: the spec's `output`)"
+    )
+    strict_argument(command)
+    quiet_argument(command)
+    command.add_argument(
+        "--allow-outside-project",
+        action="store_true",
+        help="let the package go outside the project (the git repository that holds the spec)",
+    )
+
+
+def build_arguments(command: argparse.ArgumentParser) -> None:
+    output_arguments(command)
+    command.add_argument("--force", action="store_true", help="overwrite generated files edited by hand")
+    command.add_argument("--watch", action="store_true", help="rebuild whenever the spec is saved")
+
+
+def init_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("directory", type=Path, nargs="?", default=Path("."), help="default: here")
+
+
+def run_build(options: argparse.Namespace) -> int:
+    if options.watch:
+        return run_watch(options)
+    return build(options.spec, options.output, options.force, options.strict, options.allow_outside_project)
+
+
+def run_watch(options: argparse.Namespace) -> int:
+    return watch(options.spec, options.output, options.strict, options.allow_outside_project)
+
+
+def run_check(options: argparse.Namespace) -> int:
+    return check(options.spec, options.output, options.strict, options.allow_outside_project)
+
+
+def run_init(options: argparse.Namespace) -> int:
+    return init(options.directory)
 
 
 def _write(result: pipeline.Build, force: bool, spec: Path | None = None) -> int:

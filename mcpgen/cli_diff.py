@@ -1,7 +1,7 @@
 """`mcpgen diff`: what changed between two versions of a spec (two files, or one file against
 a git ref), printed as text or JSON, with the breaking changes an --allow or an allow-list
 file accepts set apart. It exits 1 when a breaking change is left unaccepted, unless
---allow-breaking."""
+--allow-breaking. Its flags are here too."""
 
 from __future__ import annotations
 
@@ -21,7 +21,20 @@ from mcpgen.diagnostics import SpecError
 from mcpgen.terminal import shown
 
 
-def diff(options: argparse.Namespace) -> int:
+def arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "specs", type=Path, nargs="+", metavar="SPEC", help="OLD.yaml NEW.yaml, or with --against the spec alone"
+    )
+    command.add_argument("--against", metavar="GIT_REF", help="compare with the spec as it is at this git ref")
+    command.add_argument("--format", choices=("text", "json"), default="text", help="default: text")
+    command.add_argument(
+        "--allow", action="append", default=[], metavar="ID", help="accept a breaking change: RULE@TARGET, or a RULE"
+    )
+    command.add_argument("--allow-list", type=Path, metavar="FILE", help="a file of ids to --allow, one a line")
+    command.add_argument("--allow-breaking", action="store_true", help="report breaking changes, exit 0")
+
+
+def run(options: argparse.Namespace) -> int:
     from mcpgen.compare import report
 
     specs: list[Path] = options.specs

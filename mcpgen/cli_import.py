@@ -1,7 +1,7 @@
 """`mcpgen import`: the spec of an existing server, from a capture file or from a server it
 lists live (--stdio, --url), within one deadline and the byte and page limits. It refuses,
 before listing anything, to write through a link or over a file without --force; it reports
-on stderr, by name, whatever the spec could not carry over."""
+on stderr, by name, whatever the spec could not carry over. Its flags are here too."""
 
 from __future__ import annotations
 
@@ -10,10 +10,22 @@ import sys
 from pathlib import Path
 
 from mcpgen import pipeline, server_import
-from mcpgen.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, progress_line
-from mcpgen.importer.bounds import Deadline, Limits, OutOfTime, process_started
+from mcpgen.cli_output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    progress_line,
+    quiet_argument,
+)
+from mcpgen.importer.bounds import (
+    Deadline,
+    Limits,
+    OutOfTime,
+    byte_count,
+    process_started,
+)
 from mcpgen.importer.capture import SourceError
-from mcpgen.importer.live import command_line
+from mcpgen.importer.live import ERAS, command_line
 from mcpgen.terminal import shown
 
 
@@ -46,7 +58,63 @@ def _write_new(path: Path, text: str, force: bool) -> bool:
     return False
 
 
-def import_server(options: argparse.Namespace) -> int:
+IMPORT_LIMITS = Limits()  # the defaults of --timeout, --max-bytes and --max-pages
+
+
+def arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("capture", type=Path, nargs="?", help="a JSON file of captured list answers")
+    command.add_argument(
+        "--stdio",
+        metavar="COMMAND",
+        help='a server to start and list over stdio: "python server.py"; leading KEY=VALUE words '
+        'set its environment, as with env: "API_KEY=x python server.py"',
+    )
+    command.add_argument("--url", help="a server to list over Streamable HTTP: http://127.0.0.1:8000/mcp")
+    command.add_argument(
+        "--era",
+        choices=sorted(ERAS),
+        default="auto",
+        help="protocol of a live server: modern (2026-07-28), legacy (2025-11-25 handshake), "
+        "or auto (modern, else legacy; the default)",
+    )
+    command.add_argument(
+        "--timeout",
+        type=float,
+        default=IMPORT_LIMITS.timeout,
+        help=f"seconds for the whole import: listing the server, then building the spec in memory "
+        f"(default {IMPORT_LIMITS.timeout:g})",
+    )
+    command.add_argument(
+        "--max-bytes",
+        type=byte_count,
+        default=IMPORT_LIMITS.max_bytes,
+        metavar="BYTES",
+        help="most bytes the server may send, decoded, all answers together (default 32M; "
+        "K, M, G suffixes); a larger capture file is refused too",
+    )
+    command.add_argument(
+        "--max-pages",
+        type=int,
+        default=IMPORT_LIMITS.max_pages,
+        metavar="N",
+        help=f"most pages of one list (default {IMPORT_LIMITS.max_pages})",
+    )
+    command.add_argument("-o", "--output", default="-", help="the spec file to write (default: -, stdout)")
+    command.add_argument("--package", help="the Python package name (default: derived from the server's name)")
+    command.add_argument(
+        "--capture", dest="save_capture", type=Path, metavar="FILE", help="also save what was listed, as JSON"
+    )
+    command.add_argument("--force", action="store_true", help="overwrite the spec (and --capture file) if they exist")
+    command.add_argument(
+        "--no-shared-definitions",
+        action="store_true",
+        help="keep every schema's own $defs, even where several tools repeat one",
+    )
+    command.add_argument("--strict", action="store_true", help="exit 1 if anything could not be carried over")
+    quiet_argument(command)
+
+
+def run(options: argparse.Namespace) -> int:
     sources = [
         source
         for source in (options.capture, options.stdio, options.url)

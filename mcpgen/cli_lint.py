@@ -1,9 +1,11 @@
 """`mcpgen lint`: a spec checked against the profiles of what real clients accept. Findings
 go to stdout, as text or as JSON (file, line, column, severity, rule, message, hint); their
-count goes to stderr; the exit code says whether any finding fails the run."""
+count goes to stderr; the exit code says whether any finding fails the run. Its flags are
+here too."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,7 +13,25 @@ from pathlib import Path
 from mcpgen import pipeline
 from mcpgen.cli_output import EXIT_FAILED, EXIT_OK, report_spec_error
 from mcpgen.diagnostics import SpecError, summary
+from mcpgen.spec.format import LINT_PROFILES
 from mcpgen.terminal import json_shown, shown
+
+
+def arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("spec", type=Path, help="the spec file (YAML)")
+    command.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        choices=LINT_PROFILES,
+        help="a profile to apply; repeatable (default: the spec's `lint:` list, else portable)",
+    )
+    command.add_argument("--format", choices=("text", "json"), default="text", help="how findings are printed")
+    command.add_argument("--strict", action="store_true", help="treat warnings as errors: exit 1 on any finding")
+
+
+def run(options: argparse.Namespace) -> int:
+    return lint(options.spec, options.profile, options.format, options.strict)
 
 
 def lint(spec: Path, profiles: Sequence[str], output_format: str, strict: bool) -> int:

@@ -1,10 +1,12 @@
 """What every command prints the same way, and how it exits: a bad spec's diagnostics and
 their count, a good spec's warnings, a usage error, and the progress line around a long step
-(silenced by --quiet, which `mcpgen.cli` sets once per run). The command modules
-(`cli_build`, `cli_lint`, `cli_diff`, `cli_import`) and `mcpgen.cli` itself print through it."""
+(silenced by --quiet, which `mcpgen.cli` sets once per run); and the flags several commands
+spell the same way (--strict, --quiet). The command modules (`cli_build`, `cli_spec`,
+`cli_lint`, `cli_diff`, `cli_import`) print through it."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -35,6 +37,16 @@ def warn(warnings: Sequence[Diagnostic]) -> None:
         print(warning.render(), file=sys.stderr)
     if warnings:
         print(summary(warnings), file=sys.stderr)
+
+
+def strict_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--strict", action="store_true", help="treat warnings as errors: exit 1 and write nothing")
+
+
+def quiet_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress line on a terminal (there is none on a pipe)"
+    )
 
 
 quiet = False  # --quiet: set once per run by `mcpgen.cli._main`

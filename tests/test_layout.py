@@ -32,6 +32,7 @@ STAGES = {
     "cli": 8,
     "cli_output": 8,
     "cli_build": 8,
+    "cli_spec": 8,
     "cli_lint": 8,
     "cli_diff": 8,
     "cli_import": 8,
