@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +27,7 @@ _TYPE_NAMES = {
     float: "a number",
     type(None): "null",
 }
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")  # a string YAML reads back as itself, unquoted
 _EXPECTED = {
     "object": "a mapping",
     "array": "a list",
@@ -35,6 +38,32 @@ _EXPECTED = {
 }
 
 
+def _flow(key: str, value: Any) -> str:
+    """`{key: value}` as a YAML flow mapping, for a hint."""
+    plain = isinstance(value, str) and _PLAIN.fullmatch(value) and value.lower() not in ("true", "false", "null")
+    shown = value if plain else json.dumps(value)
+    return f"{{{key}: {shown}}}"
+
+
+def _nested_hint(key: str, value: Any, known: dict[str, Any]) -> str | None:
+    """Where a key of a nested mapping goes when it is written one level too high
+    (`taskSupport` beside `inputSchema` instead of under `execution`)."""
+    for parent, schema in known.items():
+        if isinstance(schema, dict) and key in schema.get("properties", {}):
+            return f"'{key}' goes under '{parent}': `{parent}: {_flow(key, value)}`"
+    return None
+
+
+def _wrapped_value_hint(path: JsonPath, value: Any, schema: Any) -> str | None:
+    """For a mapping written as one of its values (`execution: optional`): the mapping."""
+    if not path or not isinstance(value, str) or not isinstance(schema, dict):
+        return None
+    for key, property_schema in schema.get("properties", {}).items():
+        if isinstance(property_schema, dict) and value in property_schema.get("enum", ()):
+            return f"write `{path[-1]}: {_flow(key, value)}`"
+    return None
+
+
 def _structure_diagnostic(error: ValidationError, source: SourceMap) -> Iterator[Diagnostic]:
     path = tuple(error.absolute_path)
     where = _label(path)
@@ -42,12 +71,17 @@ def _structure_diagnostic(error: ValidationError, source: SourceMap) -> Iterator
         known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
         for key in error.instance:
             if key not in known:
-                suggestion = did_you_mean(key, known) or f"allowed keys: {', '.join(known)}"
+                suggestion = (
+                    did_you_mean(key, known)
+                    or _nested_hint(key, error.instance[key], known)
+                    or f"allowed keys: {', '.join(known)}"
+                )
                 yield source.error(path + (key,), f"unknown key '{key}' in {where}", suggestion)
     elif error.validator == "type":
         actual = _TYPE_NAMES.get(type(error.instance), "a value")
         expected = _EXPECTED.get(str(error.validator_value), str(error.validator_value))
-        yield source.error(path, f"{where} must be {expected}, not {actual}", at_value=True)
+        hint = _wrapped_value_hint(path, error.instance, error.schema)
+        yield source.error(path, f"{where} must be {expected}, not {actual}", hint, at_value=True)
     elif error.validator == "required":
         missing = str(error.message).split("'")[1]
         yield source.error(path, f"{where} is missing the required key '{missing}'")
@@ -67,7 +101,8 @@ def _structure_diagnostic(error: ValidationError, source: SourceMap) -> Iterator
         allowed: list[Any] = list(value) if error.validator == "enum" else [value]
         hint = did_you_mean(str(error.instance), [str(value) for value in allowed if value != error.instance])
         choices = ", ".join(repr(value) for value in allowed)
-        yield source.error(path, f"{where} is {error.instance!r}; expected one of {choices}", hint, at_value=True)
+        written = repr(error.instance) if isinstance(error.instance, str) else json.dumps(error.instance)
+        yield source.error(path, f"{where} is {written}; expected one of {choices}", hint, at_value=True)
     else:
         yield source.error(path, f"{where}: {error.message}", at_value=True)
 

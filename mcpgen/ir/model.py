@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mcpgen.spec.format import TaskSupport
 from mcpgen.spec.param_headers import header_map
 from mcpgen.spec.source import JsonPath
 
@@ -24,6 +25,8 @@ class ToolIR:
     # A non-object outputSchema is served wrapped as {"result": ...}; the handler returns the bare value.
     output_wrapped: bool
     wire: dict[str, Json]  # the exact tools/list entry
+    # `execution.taskSupport` as the spec writes it (None: not written, which means forbidden).
+    task_support: TaskSupport | None = None
 
     @property
     def input_schema(self) -> dict[str, Json]:

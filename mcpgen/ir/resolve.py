@@ -151,7 +151,9 @@ def _tool(tool: Tool, spec: Spec, models: _Models) -> ToolIR:
     if tool.output_schema is not None:
         output_model = models.add(tool.output_schema, naming.tool_output_model(tool.name), tool.path + ("outputSchema",))
         wire["outputSchema"], wrapped = served_output(tool.output_schema, spec)
-    return ToolIR(tool.name, naming.tool_method(tool.name), input_model, output_model, wrapped, wire)
+    return ToolIR(
+        tool.name, naming.tool_method(tool.name), input_model, output_model, wrapped, wire, tool.task_support
+    )
 
 
 def _static(resource: Resource, assets: _Assets) -> StaticContent | None:

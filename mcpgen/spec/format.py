@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from mcpgen import FORMAT_VERSION
 
@@ -101,6 +101,22 @@ _ANNOTATIONS = {
     },
     "additionalProperties": False,
 }
+# How a tool takes part in tasks (2025-11-25's `execution`, SEP-1686): 2026-07-28's Tool has no
+# such field (its tasks extension lets the server decide per call), so only 2025-11-25 serves it.
+TaskSupport = Literal["forbidden", "optional", "required"]
+TASK_SUPPORT: tuple[TaskSupport, ...] = get_args(TaskSupport)
+_EXECUTION = {
+    "type": "object",
+    "description": "Served as is in 2025-11-25's tools/list (2026-07-28 has no such field).",
+    "properties": {
+        "taskSupport": {
+            "enum": list(TASK_SUPPORT),
+            "description": "Whether the tool can be called as a task: forbidden (the default), "
+            "optional (as a task or plainly), required (only as a task).",
+        },
+    },
+    "additionalProperties": False,
+}
 _RESOURCE_ANNOTATIONS = {
     "type": "object",
     "properties": {
@@ -175,6 +191,7 @@ TOOL_KEYS = (
     Key("inputSchema", JSON_SCHEMA_VALUE, served=True, required=True),
     Key("outputSchema", JSON_SCHEMA_VALUE, served=True),
     Key("annotations", _ANNOTATIONS, served=True),
+    Key("execution", _EXECUTION, served=True),
     Key("icons", _ICONS, served=True),
     Key("_meta", _META, served=True),
 )

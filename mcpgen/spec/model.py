@@ -10,14 +10,16 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from mcpgen.spec.format import (
     PROMPT_KEYS,
     RESOURCE_KEYS,
     SERVER_KEYS,
+    TASK_SUPPORT,
     TOOL_KEYS,
     Key,
+    TaskSupport,
 )
 from mcpgen.spec.json_schema import Bundles, copy_json
 from mcpgen.spec.source import JsonPath, SourceMap
@@ -47,6 +49,7 @@ class Tool:
     meta: dict[str, Json] | None
     served: dict[str, Json]
     path: JsonPath
+    task_support: TaskSupport | None = None  # `execution.taskSupport`; None when not written
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,11 @@ def _server(server: dict[str, Json]) -> Server:
     )
 
 
+def _task_support(execution: Json) -> TaskSupport | None:
+    value = execution.get("taskSupport") if isinstance(execution, dict) else None
+    return cast(TaskSupport, value) if value in TASK_SUPPORT else None
+
+
 def _tool(name: str, tool: dict[str, Json]) -> Tool:
     return Tool(
         name=name,
@@ -174,6 +182,7 @@ def _tool(name: str, tool: dict[str, Json]) -> Tool:
         meta=_object(tool.get("_meta")),
         served=_served(tool, TOOL_KEYS),
         path=("tools", name),
+        task_support=_task_support(tool.get("execution")),
     )
 
 
