@@ -43,6 +43,8 @@ from .validation import (
 if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
 
+TaskSupport = Literal["forbidden", "optional", "required"]
+
 InvalidArguments = Literal["tool_error", "protocol_error"]
 """How invalid tool arguments are answered: an `isError` result the model can read
 (`tool_error`, the current spec) or a JSON-RPC -32602 error (`protocol_error`)."""
@@ -58,7 +60,8 @@ class ToolBinding:
     outputSchema) it returns a value of that model, or a `ToolResult` of one; it is
     served as `structuredContent` and as JSON text. Without, it returns `ToolContent`
     (text, a content block, or a list of them). `wrapped=True` marks an output that is
-    not an object: the value is served as `{"result": value}`.
+    not an object: the value is served as `{"result": value}`. `task_support` is the
+    tool's `execution.taskSupport` in the spec: whether it may be called as a task.
     """
 
     call: Callable[[Any, Context], Awaitable[Any]]
@@ -66,6 +69,7 @@ class ToolBinding:
     output_model: ModelRef | None = None
     _: KW_ONLY
     wrapped: bool = False
+    task_support: TaskSupport = "forbidden"
 
     def __post_init__(self) -> None:
         if self.wrapped and self.output_model is None:
@@ -99,6 +103,13 @@ class ToolTable:
         """`tools` as schema.json lists them (wire JSON), in order; `bindings` has one
         per tool name."""
         self.pages = Pages(tools, page_size)
+        # 2026-07-28's Tool has no `execution` (its tasks extension leaves the choice
+        # to the server, call by call): that era's list leaves it out, as the SDK would.
+        self.modern_pages = (
+            Pages([_without_execution(tool) for tool in tools], page_size)
+            if any("execution" in tool for tool in tools)
+            else self.pages
+        )
         self.tools = {tool["name"]: tool for tool in tools}
         self.bindings = dict(bindings)
         for name, tool in self.tools.items():
@@ -139,13 +150,14 @@ class ToolTable:
     def list_page(
         self, params: types.PaginatedRequestParams | None, version: str
     ) -> dict[str, Any]:
-        """A page of the list as schema.json has it, with the result envelope of the
-        protocol `version` (2026-07-28's `ttlMs`, `cacheScope` and `resultType`)."""
-        tools, following = self.pages.page(params)
+        """A page of the list as schema.json has it (2026-07-28's without `execution`),
+        with the result envelope of the protocol `version` (2026-07-28's `ttlMs`,
+        `cacheScope` and `resultType`)."""
+        modern = version in MODERN_PROTOCOL_VERSIONS
+        pages = self.modern_pages if modern else self.pages
+        tools, following = pages.page(params)
         page: dict[str, Any] = (
-            {**_LIST_RESULT_DEFAULTS, "tools": tools}
-            if version in MODERN_PROTOCOL_VERSIONS
-            else {"tools": tools}
+            {**_LIST_RESULT_DEFAULTS, "tools": tools} if modern else {"tools": tools}
         )
         if following is not None:
             page["nextCursor"] = following
@@ -316,6 +328,10 @@ class ListFromSchema:
         if version in MODERN_PROTOCOL_VERSIONS:
             page["_meta"] = {SERVER_INFO_META_KEY: self.server.server_info_stamp}
         return page
+
+
+def _without_execution(tool: Mapping[str, Any]) -> Mapping[str, Any]:
+    return {key: value for key, value in tool.items() if key != "execution"}
 
 
 def content_blocks(value: Any, tool: str) -> list[types.ContentBlock]:
