@@ -172,7 +172,34 @@ def _tools(report: _Report) -> None:
                 "WIRE/annotations-changed", "info", report.at_new(annotations), f"{label}.annotations",
                 "annotations changed", "hints only; no safety hint was weakened",
             )  # fmt: skip
-        _served_rest(report, was, now, {"inputSchema", "outputSchema", "annotations"})
+        _task_support(report, was, now, label)
+        _served_rest(report, was, now, {"inputSchema", "outputSchema", "annotations", "execution"})
+
+
+def _task_support(report: _Report, was: Tool, now: Tool, label: str) -> None:
+    """`execution.taskSupport` (absent means forbidden): a client that cannot call the tool
+    the new way is refused (-32601 in 2025-11-25; in 2026-07-28 a required task is refused
+    to a client without the tasks extension, -32003)."""
+    before, after = was.task_support or "forbidden", now.task_support or "forbidden"
+    if canonical(was.served.get("execution")) == canonical(now.served.get("execution")):
+        return
+    place = report.at_new(now.path + ("execution",)) if "execution" in now.served else report.at_old(was.path)
+    change = f"taskSupport {before} -> {after}"
+    if after == "required" and before != "required":
+        report.add(
+            "WIRE/task-required", "error", place, f"{label}.execution", change,
+            "clients that call it plainly (every client without tasks) are refused",
+        )  # fmt: skip
+    elif after == "forbidden" and before != "forbidden":
+        report.add(
+            "WIRE/task-support-removed", "error", place, f"{label}.execution", change,
+            "clients that call it as a task are refused",
+        )  # fmt: skip
+    else:
+        report.add(
+            "WIRE/task-support-changed", "info", place, f"{label}.execution", change,
+            "every call that worked still works" if before != after else "the same meaning, written differently",
+        )  # fmt: skip
 
 
 def _output(report: _Report, was: Tool, now: Tool, label: str) -> None:
