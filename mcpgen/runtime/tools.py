@@ -31,6 +31,7 @@ from .limits import bounded, clip, limits_of
 from .log import logger
 from .model_ref import ModelRef, model_of
 from .pagination import Pages
+from .tasks import TaskContext
 from .validation import (
     FULL_REPORT_VALUES,
     ArgumentsTooCostly,
@@ -164,8 +165,16 @@ class ToolTable:
         return page
 
     async def call_tool(
-        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        *,
+        context: Context | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult:
+        """The SDK's handler of `tools/call`. `context` is the handler's `Context`
+        when the caller makes its own (None: `Context(ctx, server)`); a call that runs
+        as a task passes a `tasks.TaskContext`, whose task's own time bounds replace
+        the handler timeout."""
         name = params.name
         binding = self.bindings.get(name)
         if binding is None:
@@ -186,8 +195,8 @@ class ToolTable:
         args = typed(model_of(binding.input_model), arguments, f"tool {name!r}")
         try:
             value = await call_handler(
-                lambda: binding.call(args, Context(ctx, self.server)),
-                limits.handler_timeout,
+                lambda: binding.call(args, context or Context(ctx, self.server)),
+                None if isinstance(context, TaskContext) else limits.handler_timeout,
             )
         except InputRequired as asking:
             return asking.result

@@ -1,0 +1,308 @@
+"""Tasks on the 2025-11-25 wire: the revision's tasks utility (SEP-1686).
+
+Served when some tool's `execution.taskSupport` is `optional` or `required`; the
+`tasks` capability (`list`, `cancel`, `requests.tools.call`) says so at `initialize`.
+
+- A `tools/call` with `params.task` (`{ttl?}`) is answered at once with the task
+  (`CreateTaskResult`); the tool runs in the background (`tasks.TaskRunner`).
+- `tasks/get` answers the task, `tasks/result` waits for it to end and answers exactly
+  what the plain call would have (the tool's result, `isError` included, or the
+  JSON-RPC error) with the related-task `_meta`; `tasks/list` pages through the
+  caller's tasks; `tasks/cancel` cancels one that has not ended (-32602 otherwise).
+- A task for a tool whose taskSupport is `forbidden`, and a plain call of a
+  `required` one, are -32601 (Method not found), as the page's tool-level rules say.
+- A tool result with `isError` ends its task `failed` ("for tool calls specifically,
+  this includes cases where the tool call result has isError set to true").
+- While the task runs, what the handler sends (progress, log messages, elicitation and
+  sampling requests) goes on the connection's standalone channel (stdio; the GET
+  stream on HTTP), since the request that made the task has been answered; each
+  carries the related-task `_meta`; `notifications/tasks/status` tells each new status.
+
+Tasks are bound to the connection (the 2025-11-25 session) that made them: another
+session cannot see, list or cancel them. There is no authorization context yet; when
+there is, it becomes the owner instead.
+"""
+
+from __future__ import annotations
+
+import secrets
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import methods
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, ValidationError
+
+from .context import InputRequest, InputResponse
+from .errors import INVALID_PARAMS
+from .tasks import (
+    Task,
+    TaskContext,
+    TaskControl,
+    TaskNotFound,
+    TaskOutcome,
+    TaskRunner,
+    protocol_error,
+)
+
+if TYPE_CHECKING:
+    from .server import GeneratedServer
+    from .tools import ToolTable
+
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+METHOD_NOT_FOUND = -32601
+DEFAULT_PAGE_SIZE = 100
+
+P = TypeVar("P", bound=BaseModel)
+
+_ANSWER_TYPES: dict[str, type[InputResponse]] = {
+    "elicitation/create": types.ElicitResult,
+    "sampling/createMessage": types.CreateMessageResult,
+    "roots/list": types.ListRootsResult,
+}
+
+CAPABILITY = types.ServerTasksCapability(
+    list=types.TasksListCapability(),
+    cancel=types.TasksCancelCapability(),
+    requests=types.ServerTasksRequestsCapability(
+        tools=types.TasksToolsCapability(call=types.TasksCallCapability())
+    ),
+)
+"""The `tasks` capability a server with task tools declares at `initialize`."""
+
+
+def related(task_id: str) -> dict[str, Any]:
+    """The related-task `_meta` of a message about a task."""
+    return {RELATED_TASK: {"taskId": task_id}}
+
+
+class LegacyTasks:
+    """Server middleware: the tasks utility for connections that speak 2025-11-25 (or
+    an earlier handshake version); anything else goes on down the chain, untouched.
+
+    The SDK (mcp 2.3.0) dropped tasks: it has no handlers for `tasks/*`, and its check
+    of a `tools/call` answer would refuse a `CreateTaskResult`. So these are answered
+    here, as `ListFromSchema` answers `tools/list`.
+    """
+
+    def __init__(
+        self,
+        table: ToolTable,
+        server: GeneratedServer,
+        runner: TaskRunner,
+        page_size: int | None,
+    ) -> None:
+        self.table = table
+        self.server = server
+        self.runner = runner
+        self.page_size = page_size or DEFAULT_PAGE_SIZE
+        self._owners: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self._methods: dict[
+            str, Callable[[ServerRequestContext[Any, Any]], Awaitable[dict[str, Any]]]
+        ] = {
+            "tasks/get": self._get,
+            "tasks/result": self._result,
+            "tasks/list": self._list,
+            "tasks/cancel": self._cancel,
+        }
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return await call_next(ctx)
+        if ctx.method == "tools/call":
+            return await self._call_tool(ctx, call_next)
+        answer = self._methods.get(ctx.method)
+        if answer is None:
+            return await call_next(ctx)
+        if not _connection(ctx).initialize_accepted:
+            # What the SDK answers any method it serves before the handshake.
+            raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
+        try:
+            return await answer(ctx)
+        except (TaskNotFound, ValueError, LookupError) as exc:
+            raise protocol_error(exc) from None
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        try:
+            methods.validate_client_request(
+                "tools/call", ctx.protocol_version, ctx.params
+            )
+            params = types.CallToolRequestParams.model_validate(
+                ctx.params or {}, by_name=False
+            )
+        except (ValidationError, KeyError):
+            return await call_next(ctx)  # for the SDK's own error
+        binding = self.table.bindings.get(params.name)
+        if binding is None:
+            return await call_next(ctx)  # the unknown tool's error
+        support = binding.task_support
+        if params.task is None:
+            if support == "required":
+                raise MCPError(
+                    METHOD_NOT_FOUND,
+                    f"Tool '{params.name}' must be called as a task "
+                    "(its execution.taskSupport is 'required'): "
+                    "add params.task to the tools/call request.",
+                    {"tool": params.name},
+                )
+            return await call_next(ctx)
+        if support == "forbidden":
+            raise MCPError(
+                METHOD_NOT_FOUND,
+                f"Tool '{params.name}' cannot be called as a task "
+                "(its execution.taskSupport is 'forbidden').",
+                {"tool": params.name},
+            )
+        if not _connection(ctx).initialize_accepted:
+            return await call_next(ctx)
+        plain = params.model_copy(update={"task": None})
+        connection = _connection(ctx)
+
+        async def work(control: TaskControl) -> TaskOutcome:
+            context = LegacyTaskContext(ctx, self.server, control)
+            result = await self.table.call_tool(ctx, plain, context=context)
+            dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            # As the SDK shapes a plain call's answer for this protocol version.
+            shaped = methods.serialize_server_result(
+                "tools/call", ctx.protocol_version, dumped
+            )
+            return TaskOutcome(result=shaped)
+
+        try:
+            task = await self.runner.start(
+                work,
+                owner=self._owner(ctx),
+                ttl=params.task.ttl,
+                request={"name": params.name},
+                listener=_status_teller(connection),
+            )
+        except Exception as exc:  # noqa: BLE001
+            raise protocol_error(exc) from None
+        return {"task": task.to_wire()}
+
+    async def _get(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+        params = _params(ctx, types.GetTaskRequestParams)
+        task = await self.runner.store.get(params.task_id, self._owner(ctx))
+        if task is None:
+            raise TaskNotFound(params.task_id)
+        return task.to_wire()
+
+    async def _result(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+        params = _params(ctx, types.GetTaskPayloadRequestParams)
+        owner = self._owner(ctx)
+        await self.runner.store.wait(params.task_id, owner)
+        outcome = await self.runner.store.outcome(params.task_id, owner)
+        if outcome is None:  # the task is terminal: `finish` kept its outcome
+            raise TaskNotFound(params.task_id)
+        result = dict(outcome.raise_or_return())
+        result["_meta"] = {**(result.get("_meta") or {}), **related(params.task_id)}
+        return result
+
+    async def _list(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+        params = _params(ctx, types.PaginatedRequestParams)
+        tasks, following = await self.runner.store.list_page(
+            self._owner(ctx), params.cursor, self.page_size
+        )
+        page: dict[str, Any] = {"tasks": [task.to_wire() for task in tasks]}
+        if following is not None:
+            page["nextCursor"] = following
+        return page
+
+    async def _cancel(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+        params = _params(ctx, types.CancelTaskRequestParams)
+        tell = _status_teller(_connection(ctx))
+        task = await self.runner.cancel(params.task_id, self._owner(ctx), tell)
+        return task.to_wire()
+
+    def _owner(self, ctx: ServerRequestContext[Any, Any]) -> str:
+        """The caller's tasks are those of its connection (its 2025-11-25 session)."""
+        connection = _connection(ctx)
+        owner = self._owners.get(connection)
+        if owner is None:
+            owner = self._owners[connection] = "session:" + secrets.token_urlsafe(16)
+        return owner
+
+
+class LegacyTaskContext(TaskContext):
+    """A handler's `Context` while its 2025-11-25 call runs as a task: what it sends
+    goes on the connection's standalone channel, with the related-task `_meta`."""
+
+    async def deliver_progress(
+        self, progress: float, total: float | None, message: str | None
+    ) -> None:
+        meta = (self.request.params or {}).get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, Mapping) else None
+        if token is None:
+            return  # the caller asked for no progress
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        params["_meta"] = related(self.task.task_id)
+        await _connection(self.request).outbound.notify(
+            "notifications/progress", params
+        )
+
+    async def log(
+        self, level: types.LoggingLevel, data: Any, logger_name: str | None = None
+    ) -> None:
+        if self.server is not None and not self.server.log_level_allows(
+            self.request.session, level
+        ):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger_name is not None:
+            params["logger"] = logger_name
+        params["_meta"] = related(self.task.task_id)
+        await _connection(self.request).outbound.notify("notifications/message", params)
+
+    async def _send(self, request: InputRequest) -> InputResponse:
+        """Ask the client while the task waits in `input_required`."""
+        await self.control.set_status("input_required", "Waiting for the client.")
+        meta = {**((request.params and request.params.meta) or {})}
+        meta.update(related(self.task.task_id))
+        asking = request.model_copy(
+            update={
+                "params": (request.params or types.RequestParams()).model_copy(
+                    update={"meta": meta}
+                )
+            }
+        )
+        try:
+            # No related request: the connection's standalone channel.
+            return await self.request.session.send_request(
+                asking, _ANSWER_TYPES[request.method]
+            )
+        finally:
+            await self.control.set_status("working")
+
+
+def _status_teller(connection: Any) -> Callable[[Task], Awaitable[None]]:
+    """Sends `notifications/tasks/status` (the whole task; no related-task `_meta`,
+    as the page asks) to the connection that made the task."""
+
+    async def tell(task: Task) -> None:
+        await connection.outbound.notify("notifications/tasks/status", task.to_wire())
+
+    return tell
+
+
+def _params(ctx: ServerRequestContext[Any, Any], model: type[P]) -> P:
+    try:
+        return model.model_validate(ctx.params or {}, by_name=False)
+    except ValidationError:
+        raise MCPError(INVALID_PARAMS, f"Invalid params for {ctx.method}") from None
+
+
+def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
+    # mcp 2.3.0 offers no public handle on a request's connection; its session keeps one.
+    return ctx.session._connection
