@@ -19,8 +19,10 @@ Served when some tool's `execution.taskSupport` is `optional` or `required`; the
   carries the related-task `_meta`; `notifications/tasks/status` tells each new status.
 
 Tasks are bound to the connection (the 2025-11-25 session) that made them: another
-session cannot see, list or cancel them. There is no authorization context yet; when
-there is, it becomes the owner instead.
+session cannot see, list or cancel them. Stateless HTTP has no session: there a task
+is reached by its id alone (unguessable), and `tasks/list` lists nothing, rather than
+every caller's tasks. There is no authorization context yet; when there is, it becomes
+the owner instead.
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ if TYPE_CHECKING:
     from .tools import ToolTable
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
+SESSION_HEADER = "mcp-session-id"
+ANYONE = ""
+"""The owner of a task made where there is no session (stateless HTTP)."""
 METHOD_NOT_FOUND = -32601
 DEFAULT_PAGE_SIZE = 100
 
@@ -208,8 +213,12 @@ class LegacyTasks:
 
     async def _list(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
         params = _params(ctx, types.PaginatedRequestParams)
+        owner = self._owner(ctx)
+        if owner == ANYONE:
+            # Listing would hand every caller the ids of everyone's tasks.
+            return {"tasks": []}
         tasks, following = await self.runner.store.list_page(
-            self._owner(ctx), params.cursor, self.page_size
+            owner, params.cursor, self.page_size
         )
         page: dict[str, Any] = {"tasks": [task.to_wire() for task in tasks]}
         if following is not None:
@@ -223,7 +232,12 @@ class LegacyTasks:
         return task.to_wire()
 
     def _owner(self, ctx: ServerRequestContext[Any, Any]) -> str:
-        """The caller's tasks are those of its connection (its 2025-11-25 session)."""
+        """The caller's tasks are those of its connection (its 2025-11-25 session).
+        Stateless HTTP (`--stateless`, for replicas) has no session to bind a task
+        to: there a task is anyone's who holds its id ("")."""
+        http = ctx.request
+        if http is not None and SESSION_HEADER not in getattr(http, "headers", {}):
+            return ANYONE
         connection = _connection(ctx)
         owner = self._owners.get(connection)
         if owner is None:
