@@ -21,7 +21,14 @@ from typing import Any
 
 import httpx2
 import pytest
-from helpers import ROOT, build_and_write, http_server, write_spec
+from helpers import (
+    ROOT,
+    build_and_write,
+    http_server,
+    node_environment,
+    require_node_tools,
+    write_spec,
+)
 
 pytestmark = pytest.mark.slow  # builds a package, runs servers
 
@@ -541,3 +548,84 @@ def test_stateless_http_reaches_a_task_by_its_id_alone(app: Path) -> None:
             assert result_of(request("tasks/list", {}))["tasks"] == []
         finally:
             client.close()
+
+
+TYPESCRIPT_PEER = """\
+const [sdk, python, app] = process.argv.slice(2);
+const { Client } = await import(`${sdk}/dist/esm/client/index.js`);
+const { StdioClientTransport } = await import(`${sdk}/dist/esm/client/stdio.js`);
+const { CallToolResultSchema, CreateTaskResultSchema } = await import(`${sdk}/dist/esm/types.js`);
+
+const client = new Client({ name: "ts-peer", version: "1" }, { capabilities: {} });
+await client.connect(new StdioClientTransport({ command: python, args: [app], env: process.env }));
+const out = { capability: client.getServerCapabilities().tasks };
+await client.listTools();
+
+async function stream(args) {
+  const seen = [];
+  const calls = client.experimental.tasks.callToolStream(
+    { name: "slow_report", arguments: args }, CallToolResultSchema, { task: { ttl: 60000 } });
+  for await (const message of calls) {
+    seen.push({ type: message.type, status: message.task?.status, result: message.result,
+                error: message.error?.message });
+  }
+  return seen;
+}
+out.done = await stream({ seconds: 0.2 });
+out.business = await stream({ outcome: "business_error" });
+
+const created = await client.request(
+  { method: "tools/call", params: { name: "slow_report", arguments: { seconds: 30 }, task: {} } },
+  CreateTaskResultSchema);
+const taskId = created.task.taskId;
+out.polled = (await client.experimental.tasks.getTask(taskId)).status;
+out.cancelled = (await client.experimental.tasks.cancelTask(taskId)).status;
+out.listed = [];
+let cursor;
+do {
+  const page = await client.experimental.tasks.listTasks(cursor);
+  out.listed.push(...page.tasks.map((task) => task.status));
+  cursor = page.nextCursor;
+} while (cursor);
+console.log(JSON.stringify(out));
+await client.close();
+"""
+
+
+def test_the_typescript_sdk_client_runs_tasks(app: Path, tmp_path: Path) -> None:
+    """The TypeScript SDK 1.x client's experimental tasks API, a real 2025-11-25 peer."""
+    folder = require_node_tools()
+    sdk = folder / "node_modules" / "@modelcontextprotocol" / "sdk"
+    if not (sdk / "dist" / "esm" / "experimental" / "tasks").is_dir():
+        pytest.skip(
+            "the TypeScript SDK 1.x is not installed; run .ci/install-node-tools"
+        )
+    script = tmp_path / "peer.mjs"
+    script.write_text(TYPESCRIPT_PEER, encoding="utf-8")
+    environment = {**node_environment(folder, tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        ["node", str(script), str(sdk), sys.executable, str(app)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+        cwd=app.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["capability"] == {
+        "list": {},
+        "cancel": {},
+        "requests": {"tools": {"call": {}}},
+    }
+    assert [m["type"] for m in seen["done"]][0] == "taskCreated"
+    assert seen["done"][-1]["type"] == "result"
+    assert seen["done"][-1]["result"]["content"] == [{"type": "text", "text": "done"}]
+    assert seen["done"][-2]["status"] == "completed"
+    # isError ends a 2025-11-25 task failed: the client reports the task's failure.
+    assert [m["status"] for m in seen["business"] if m["type"] == "taskStatus"][
+        -1
+    ] == "failed"
+    assert seen["business"][-1]["type"] == "error"
+    assert seen["polled"] == "working" and seen["cancelled"] == "cancelled"
+    assert seen["listed"] == ["completed", "failed", "cancelled"]
