@@ -42,6 +42,7 @@ class _Entry:
     sequence: int
     quota_key: str
     outcome: TaskOutcome | None = None
+    size: int = 0
     ended: anyio.Event = field(default_factory=anyio.Event)
 
 
@@ -58,6 +59,7 @@ class InMemoryTaskStore:
         self._kept: Counter[str] = Counter()
         self._working: Counter[str] = Counter()
         self._sequence = 0
+        self._stored = 0  # bytes of the outcomes kept
 
     async def create(
         self,
@@ -160,13 +162,20 @@ class InMemoryTaskStore:
         entry = self._entry(task_id)
         if entry is None or entry.task.terminal:
             return entry.task if entry else None
-        if outcome.size() > self.limits.max_result_bytes:
-            message = (
+        size = outcome.size()
+        refusal = None
+        if size > self.limits.max_result_bytes:
+            refusal = (
                 "The task's result is larger than the server keeps "
                 f"({self.limits.max_result_bytes} bytes)."
             )
-            outcome = TaskOutcome.of_error(MCPError(INTERNAL_ERROR, message))
-            status = "failed"
+        elif self._stored + size > self.limits.max_stored_bytes:
+            refusal = "The server holds too many task results now; try again later."
+        if refusal is not None:
+            outcome = TaskOutcome.of_error(MCPError(INTERNAL_ERROR, refusal))
+            status, message, size = "failed", refusal, outcome.size()
+        entry.size = size
+        self._stored += size
         self._end(entry, status, outcome, message)
         return entry.task
 
@@ -212,6 +221,7 @@ class InMemoryTaskStore:
         ]
         for task_id in gone:
             entry = self._entries.pop(task_id)
+            self._stored -= entry.size
             self._kept[entry.quota_key] -= 1
             if not entry.task.terminal:
                 self._working[entry.quota_key] -= 1

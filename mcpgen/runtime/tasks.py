@@ -62,6 +62,8 @@ class TaskLimits:
     - `poll_interval`: milliseconds a caller is asked to wait between polls.
     - `max_result_bytes`: the largest outcome kept (as JSON); a larger result ends
       the task `failed` with an internal error instead.
+    - `max_stored_bytes`: the outcomes of all tasks kept, together; a result that
+      would pass it ends its task `failed` likewise, until ttls free the room.
     - `run_timeout`: seconds the work of one task may run (None: until its ttl ends);
       past it, the work is cancelled as a handler that timed out is.
     """
@@ -73,6 +75,7 @@ class TaskLimits:
     max_ttl: int = 24 * 60 * 60 * 1000
     poll_interval: int = 1000
     max_result_bytes: int = 4 * 1024 * 1024
+    max_stored_bytes: int = 256 * 1024 * 1024
     run_timeout: float | None = 60 * 60.0
 
     def __post_init__(self) -> None:
@@ -84,6 +87,7 @@ class TaskLimits:
             "max_ttl",
             "poll_interval",
             "max_result_bytes",
+            "max_stored_bytes",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -281,8 +285,9 @@ class TaskStore(Protocol):
     ) -> Task | None:
         """End a task with its outcome, unless it has ended already (the first end
         wins: a task cancelled while its work finished stays cancelled). An outcome
-        over `limits.max_result_bytes` is replaced by an internal error and the task
-        ends `failed`. Returns the task as it now is; None when it is gone. Wakes
+        over `limits.max_result_bytes`, or one that would take the outcomes kept past
+        `limits.max_stored_bytes`, is replaced by an internal error and the task ends
+        `failed`. Returns the task as it now is; None when it is gone. Wakes
         `wait`."""
         ...
 

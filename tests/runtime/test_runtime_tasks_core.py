@@ -214,3 +214,27 @@ async def test_a_task_whose_ttl_ends_is_deleted_and_its_work_stopped() -> None:
         await stopped.wait()
     with pytest.raises(TaskNotFound):
         await runner.store.wait(task.task_id, "")
+
+
+async def test_the_results_kept_together_are_bounded() -> None:
+    clock = Clock()
+    store = InMemoryTaskStore(
+        TaskLimits(max_stored_bytes=300, max_ttl=1000), clock=clock
+    )
+    result = TaskOutcome(result={"content": [{"type": "text", "text": "x" * 100}]})
+
+    async def ended_as() -> tuple[str, str | None]:
+        task = await store.create("", None)
+        ended = await store.finish(task.task_id, "completed", result)
+        assert ended is not None
+        return ended.status, ended.status_message
+
+    assert [await ended_as(), await ended_as()] == [("completed", None)] * 2
+    status, message = await ended_as()
+    assert (
+        status == "failed"
+        and message is not None
+        and "too many task results" in message
+    )
+    clock.now += 2  # every ttl is over: their room is free again
+    assert await ended_as() == ("completed", None)
