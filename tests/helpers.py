@@ -79,21 +79,25 @@ def copy_gift_spec(directory: Path, text: str | None = None) -> Path:
     return spec
 
 
-# `execution` (task support) is not part of spec format 1; mcpgen servers do not run tasks.
-CORPUS_UNSUPPORTED_TOOL_KEYS = {"execution"}
+def tools_as_listed(tools: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+    """Tool entries as a client of `mode` is listed them: 2025-11-25 (`legacy`) as written,
+    2026-07-28 (`auto`) without `execution`, which that era's Tool does not have."""
+    if mode == "legacy":
+        return tools
+    return [{key: value for key, value in tool.items() if key != "execution"} for tool in tools]
 
 
 def corpus_spec(capture: dict[str, Any], package: str) -> dict[str, Any]:
     """The spec (as data) of a captured server (`tests/corpus/*.json`): its tools, resources,
     templates and prompts as they were listed, its serverInfo, built as package `package`."""
 
-    def entries(items: list[dict[str, Any]], drop: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
-        return {item["name"]: {k: v for k, v in item.items() if k != "name" and k not in drop} for item in items}
+    def entries(items: list[dict[str, Any]]) -> dict[str, Any]:
+        return {item["name"]: {k: v for k, v in item.items() if k != "name"} for item in items}
 
     spec: dict[str, Any] = {
         "mcpgen": 1,
         "server": {**capture["serverInfo"], "package": package},
-        "tools": entries(capture.get("tools", []), CORPUS_UNSUPPORTED_TOOL_KEYS),
+        "tools": entries(capture.get("tools", [])),
     }
     resources = capture.get("resources", []) + capture.get("resourceTemplates", [])
     if resources:

@@ -14,11 +14,11 @@ import pytest
 import yaml
 from helpers import (
     CORPUS,
-    CORPUS_UNSUPPORTED_TOOL_KEYS,
     built_package,
     corpus_spec,
     server_listings,
     stub_implementation,
+    tools_as_listed,
 )
 
 pytestmark = pytest.mark.slow  # each case builds a package
@@ -40,5 +40,5 @@ def test_corpus_server_round_trips(name: str, tmp_path: Path) -> None:
             for key in ("tools", "resources", "resourceTemplates", "prompts"):
                 expected = capture.get(key, [])
                 if key == "tools":
-                    expected = [{k: v for k, v in t.items() if k not in CORPUS_UNSUPPORTED_TOOL_KEYS} for t in expected]
+                    expected = tools_as_listed(expected, mode)
                 assert served[key] == expected, f"{name} {key} in {mode} mode"

@@ -141,6 +141,38 @@ def test_a_real_python_server_imports_exactly(name: str, tmp_path: Path) -> None
                 assert identical(seen[key], capture[key]), (mode, key)
 
 
+# TypeScript reference servers (captured with the TypeScript client, which speaks 2025-11-25):
+# `execution: {taskSupport: ...}` on every tool, and everything's `tasks` capability.
+TYPESCRIPT_SERVERS = ("everything", "filesystem")
+
+
+@pytest.mark.slow  # builds a package per server
+@pytest.mark.parametrize("name", TYPESCRIPT_SERVERS)
+def test_a_real_typescript_server_imports_exactly_with_its_task_support(name: str, tmp_path: Path) -> None:
+    capture = json.loads((CORPUS / f"{name}.json").read_text())
+    spec, stderr = _import_capture(name, tmp_path)
+    assert "0 things not carried over exactly" in stderr, stderr
+    assert "execution:\n      taskSupport: forbidden\n" in spec.read_text()
+    strict = run_mcpgen("import", str(CORPUS / f"{name}.json"), "--strict")
+    assert strict.returncode == 0, strict.stderr
+    announced = _capabilities(capture["capabilities"]) | {
+        key: capture["capabilities"][key] for key in ("tasks",) if key in capture["capabilities"]
+    }
+    with built_package(spec, tmp_path / "out") as generated:
+        server = generated.create_server(stub_implementation(generated.Handlers))
+        legacy = anyio.run(_lists_and_capabilities, server, "legacy")
+        modern = anyio.run(_lists_and_capabilities, server, "auto")
+    assert {key: legacy["capabilities"][key] for key in announced} == announced
+    assert "tasks" not in modern["capabilities"]  # 2026-07-28 names its tasks extension instead
+    assert identical(legacy["tools"], capture["tools"])
+    # 2026-07-28's Tool has no `execution`; everything else is served the same.
+    without = [{key: value for key, value in tool.items() if key != "execution"} for tool in capture["tools"]]
+    assert identical(modern["tools"], without)
+    for key in ("resources", "resourceTemplates", "prompts"):
+        for seen in (legacy, modern):  # a list the server does not announce is -32601
+            assert identical(seen[key], capture[key] if key in capture else -32601), key
+
+
 def _real_server(name: str) -> str | None:
     """The installed PyPI server's command (MCPGEN_REAL_SERVERS names their bin folder)."""
     folder = os.environ.get("MCPGEN_REAL_SERVERS")

@@ -10,7 +10,14 @@ from typing import Any
 
 import anyio
 import pytest
-from helpers import build_and_write, built_package, server_listings, stub_implementation, write_spec
+from helpers import (
+    build_and_write,
+    built_package,
+    server_listings,
+    stub_implementation,
+    wire,
+    write_spec,
+)
 
 from mcpgen.ir.resolve import resolve
 from mcpgen.spec_loading import load_spec
@@ -93,3 +100,29 @@ def test_tools_list_serves_execution_in_the_era_that_has_it(tmp_path: Path, mode
         assert served == WRITTEN
     else:  # 2026-07-28's Tool has no `execution`: its tasks extension decides per call
         assert served == dict.fromkeys(WRITTEN)
+
+
+def test_a_task_tool_implies_the_tasks_capability_the_runtime_announces(tmp_path: Path) -> None:
+    plain = TASKS_SPEC.replace("taskSupport: optional", "taskSupport: forbidden").replace(
+        "taskSupport: required", "taskSupport: forbidden"
+    )
+    for text, announced in ((TASKS_SPEC, True), (plain, False)):
+        spec, raw, _ = load_spec(write_spec(tmp_path, text))
+        capabilities = resolve(spec, raw).capabilities
+        assert ("tasks" in capabilities) == announced
+    with built_package(write_spec(tmp_path, TASKS_SPEC), tmp_path / "out") as package:
+        server = package.create_server(stub_implementation(package.Handlers))
+        legacy, modern = anyio.run(_announced, server)
+    assert legacy.get("tasks") == resolve(*load_spec(tmp_path / "spec.yaml")[:2]).capabilities["tasks"]
+    assert "tasks" not in modern  # 2026-07-28 names its tasks extension in server/discover instead
+    assert "io.modelcontextprotocol/tasks" in modern.get("extensions", {})
+
+
+async def _announced(server: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    from mcp import Client
+
+    announced = []
+    for mode in ("legacy", "auto"):
+        async with Client(server, mode=mode) as client:
+            announced.append(wire(client.server_capabilities))
+    return announced[0], announced[1]

@@ -28,6 +28,30 @@ def _said(value: Json) -> str:
     return "nothing" if value is _MISSING else canonical(value)
 
 
+# 2026-07-28's tasks extension, named in server/discover's capabilities.
+_TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+def _without_tasks_extension(capabilities: dict[str, Json], losses: list[Loss]) -> dict[str, Json]:
+    """A 2026-07-28 server's capabilities without its tasks extension, reported as what it
+    costs: that era's tools/list does not say which tools may run as tasks."""
+    extensions = capabilities.get("extensions")
+    if not isinstance(extensions, dict) or _TASKS_EXTENSION not in extensions:
+        return capabilities
+    losses.append(
+        Loss(
+            "server",
+            "it offers tasks (2026-07-28's tasks extension), but that era's tools/list does not "
+            "say which tools may run as tasks; import with --era legacy to keep each tool's "
+            "execution.taskSupport",
+            "extensions",
+        )
+    )
+    rest = {name: value for name, value in extensions.items() if name != _TASKS_EXTENSION}
+    without = {name: value for name, value in capabilities.items() if name != "extensions"}
+    return {**without, "extensions": rest} if rest else without
+
+
 def served_losses(capture: Capture, served: Capture, reported: list[Loss]) -> list[Loss]:
     """The differences between `capture` and `served` (the built server's capture) that
     `reported` does not already name."""
@@ -63,6 +87,8 @@ def served_losses(capture: Capture, served: Capture, reported: list[Loss]) -> li
                     )
     for key in ("serverInfo", "capabilities"):
         before, after = capture.get(key, {}), served.get(key, {})
+        if key == "capabilities":
+            before = _without_tasks_extension(before, losses)
         for name in dict.fromkeys([*before, *after]):
             if _said(before.get(name, _MISSING)) != _said(after.get(name, _MISSING)) and not told("server", name):
                 what = "capability" if key == "capabilities" else "serverInfo key"

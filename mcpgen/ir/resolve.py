@@ -272,7 +272,15 @@ def _capabilities(spec: Spec, completions: bool) -> dict[str, Json]:
         }
     if spec.tools or "tools" in declared:
         capabilities["tools"] = {"listChanged": bool(declared.get("tools", {}).get("listChanged"))}
+    if any(tool.task_support in ("optional", "required") for tool in spec.tools):
+        capabilities["tasks"] = copy.deepcopy(TASKS_CAPABILITY)
     return capabilities
+
+
+# What 2025-11-25's `initialize` announces when a tool may run as a task: the runtime serves
+# tasks/list, tasks/cancel and task-augmented tools/call (2026-07-28 names its tasks extension
+# in server/discover instead).
+TASKS_CAPABILITY = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
 
 
 def served_capabilities(spec: Spec) -> dict[str, Json]:
