@@ -51,6 +51,10 @@ tools:
   quick:
     description: Never runs as a task.
     inputSchema: {type: object}
+  confirm:
+    description: Asks the user before it goes on.
+    inputSchema: {type: object}
+    execution: {taskSupport: optional}
 """
 
 APP = """\
@@ -83,6 +87,11 @@ class Chores(Handlers):
     async def quick(self, args, ctx):
         return "quick"
 
+    async def confirm(self, args, ctx):
+        schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+        answer = await ctx.elicit("Go ahead?", schema)
+        return f"answer: {answer.action}"
+
 
 run(Chores(), sys.argv[1:])
 """
@@ -111,7 +120,7 @@ def _environment() -> dict[str, str]:
 class Stdio:
     """A raw JSON-RPC client on a server's stdin and stdout."""
 
-    def __init__(self, app: Path) -> None:
+    def __init__(self, app: Path, capabilities: dict[str, Any] | None = None) -> None:
         self.process = subprocess.Popen(
             [sys.executable, str(app)],
             cwd=app.parent,
@@ -126,7 +135,9 @@ class Stdio:
         self.answers: dict[Any, dict[str, Any]] = {}
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
-        self.initialized = self.request("initialize", INITIALIZE)
+        self.initialized = self.request(
+            "initialize", {**INITIALIZE, "capabilities": capabilities or {}}
+        )
         self.notify("notifications/initialized")
 
     def _read(self) -> None:
@@ -167,6 +178,19 @@ class Stdio:
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         return self.answer(self.start(method, params))
+
+    def asked(self, method: str, timeout: float = 30) -> dict[str, Any]:
+        """The first request of `method` the server sent (read until it comes)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for message in self.notifications:
+                if message.get("method") == method and "id" in message:
+                    return message
+            message = self.messages.get(timeout=max(deadline - time.monotonic(), 0.01))
+            if "id" in message and "method" not in message:
+                self.answers[message["id"]] = message
+            else:
+                self.notifications.append(message)
 
     def close(self) -> None:
         assert self.process.stdin is not None
@@ -289,6 +313,7 @@ def test_initialize_and_the_tools_say_which_calls_may_be_tasks(client: Any) -> N
         "slow_report": {"taskSupport": "optional"},
         "batch": {"taskSupport": "required"},
         "quick": None,
+        "confirm": {"taskSupport": "optional"},
     }
 
 
@@ -465,6 +490,35 @@ def test_progress_and_status_reach_a_stdio_client_with_the_related_task(
             "taskId"
         ] == task_id
         assert "_meta" not in statuses[0]
+    finally:
+        stdio.close()
+
+
+def test_asking_the_client_moves_the_task_to_input_required_and_back(app: Path) -> None:
+    stdio = Stdio(app, capabilities={"elicitation": {}})
+    try:
+        task_id = start_task(stdio, {}, tool="confirm")["taskId"]
+        question = stdio.asked("elicitation/create")
+        assert question["params"]["message"] == "Go ahead?"
+        assert question["params"]["_meta"][RELATED] == {"taskId": task_id}
+        waiting = result_of(stdio.request("tasks/get", {"taskId": task_id}))
+        assert waiting["status"] == "input_required"
+        stdio.send(
+            {
+                "jsonrpc": "2.0",
+                "id": question["id"],
+                "result": {"action": "accept", "content": {"ok": True}},
+            }
+        )
+        result = result_of(stdio.request("tasks/result", {"taskId": task_id}))
+        assert result["content"] == [{"type": "text", "text": "answer: accept"}]
+        stdio.request("ping", {})
+        statuses = [
+            n["params"]["status"]
+            for n in stdio.notifications
+            if n.get("method") == "notifications/tasks/status"
+        ]
+        assert statuses == ["input_required", "working", "completed"]
     finally:
         stdio.close()
 
