@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from mcpgen import package_directories, pipeline, progress
+from mcpgen import package_directories, pipeline, progress, project_starter
 from mcpgen.cli_output import (
     EXIT_FAILED,
     EXIT_OK,
@@ -215,15 +215,15 @@ def _create(path: Path, text: str) -> None:
 
 def init(directory: Path) -> int:
     directory.mkdir(parents=True, exist_ok=True)
-    for name, text in pipeline.starter_files(directory).items():
+    for name, text in project_starter.starter_files(directory).items():
         _create(directory / name, text)
     try:
-        result = pipeline.build(directory / pipeline.STARTER_SPEC)
+        result = pipeline.build(directory / project_starter.STARTER_SPEC)
     except SpecError as error:
         return report_spec_error(error)
     if _write(result, force=False) != EXIT_OK:
         return EXIT_FAILED
-    app = directory / pipeline.STARTER_APP
-    _create(app, pipeline.starter_app(result))
+    app = directory / project_starter.STARTER_APP
+    _create(app, project_starter.starter_app(result))
     print(f"next: fill in the stubs in {shown(str(app))}, then serve it: python {shown(str(app))}")
     return EXIT_OK

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mcpgen import pipeline, server_import
+from mcpgen import server_import
 from mcpgen.cli_output import (
     EXIT_FAILED,
     EXIT_OK,
@@ -47,10 +47,10 @@ def _refusal(path: Path | None, force: bool) -> str | None:
 
 def _write_new(path: Path, text: str, force: bool) -> bool:
     """`import`'s write of the spec or the capture; says why when it does not."""
-    from mcpgen.files import LinkRefused
+    from mcpgen.files import LinkRefused, create_or_replace
 
     try:
-        if pipeline.write_new_file(path, text, force):
+        if create_or_replace(path, text, force):
             return True
     except LinkRefused:
         pass  # planted since `_refusal` looked

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from mcpgen import pipeline
+from mcpgen import spec_lint
 from mcpgen.cli_output import EXIT_FAILED, EXIT_OK, report_spec_error
 from mcpgen.diagnostics import SpecError, summary
 from mcpgen.spec.format import LINT_PROFILES
@@ -42,7 +42,7 @@ def lint(spec: Path, profiles: Sequence[str], output_format: str, strict: bool) 
     from mcpgen.lint.rules import rule_id
 
     try:
-        linted = pipeline.lint(spec, profiles)
+        linted = spec_lint.lint(spec, profiles)
     except SpecError as error:
         return report_spec_error(error)
     findings = linted.findings

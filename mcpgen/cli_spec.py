@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mcpgen import pipeline
+from mcpgen import pipeline, project_starter
 from mcpgen.cli_output import EXIT_OK, report_spec_error, strict_argument, warn
 from mcpgen.diagnostics import SpecError
 from mcpgen.terminal import shown
@@ -39,9 +39,7 @@ def run_validate(options: argparse.Namespace) -> int:
 
 def run_stub(options: argparse.Namespace) -> int:
     try:
-        sys.stdout.write(
-            pipeline.starter_app(pipeline.build(options.spec, allow_outside=True))
-        )
+        sys.stdout.write(project_starter.starter_app(pipeline.build(options.spec, allow_outside=True)))
     except SpecError as error:
         return report_spec_error(error)
     return EXIT_OK

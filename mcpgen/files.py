@@ -84,6 +84,17 @@ def replace(path: Path, data: bytes | str, durable: bool = True) -> None:
         raise
 
 
+def create_or_replace(path: Path, data: bytes | str, force: bool = False) -> bool:
+    """Write `path` unless something has that name (then False), or replace it atomically
+    under `force`. A link there is never written through: LinkRefused, `force` or not."""
+    if path.is_symlink():
+        raise LinkRefused(path)
+    if not force:
+        return create(path, data)
+    replace(path, data)
+    return True
+
+
 def _created_beside(path: Path, data: bytes | str, durable: bool) -> Path:
     """A new file holding `data` in `path`'s folder (so that renaming it is atomic), under a
     name nobody can guess in advance, created exclusively."""

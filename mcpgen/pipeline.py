@@ -1,19 +1,20 @@
 """The one place the stages meet: spec file -> checked spec -> IR -> rendered files -> disk.
 
-The CLI calls these functions and prints what they return: `build` renders a package in
-memory, `write` applies it, and `validate`, `lint` and the `mcpgen init` starter files sit
-beside them. Heavy stages (the checker, the model generator, the formatter) are imported
-only when a build really renders, so the no-op rebuild stays fast. Reading and checking a
-spec (and the policy on warnings) lives in `mcpgen.spec_loading`, where its package goes
-and whether it is fresh in `mcpgen.package_directories`; `mcpgen diff` and `mcpgen import`
-have their own modules, `mcpgen.spec_diff` and `mcpgen.server_import`.
+The service behind `mcpgen build`, `check` and `validate`; the CLI calls these functions and
+prints what they return: `build` renders a package in memory, `write` applies it, `validate`
+is a build that writes nothing. Heavy stages (the checker, the model generator, the
+formatter) are imported only when a build really renders, so the no-op rebuild stays fast.
+Reading and checking a spec (and the policy on warnings) lives in `mcpgen.spec_loading`,
+where its package goes and whether it is fresh in `mcpgen.package_directories`. The other
+commands have a service each: `mcpgen.spec_lint` (lint), `mcpgen.spec_diff` (diff),
+`mcpgen.server_import` (import) and `mcpgen.project_starter` (init's starter files, stub).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,18 +22,13 @@ from typing import TYPE_CHECKING
 
 from mcpgen import collector, progress
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
-from mcpgen.ir import naming
 from mcpgen.package_directories import package_directory, remember_directory
-from mcpgen.spec_loading import checked_spec, load_spec
+from mcpgen.spec_loading import load_spec
 
 if TYPE_CHECKING:
     from mcpgen.ir.model import Api
     from mcpgen.spec.model import Spec
     from mcpgen.write.plan import Plan
-
-STARTER_SPEC = "spec.yaml"
-STARTER_APP = "app.py"
-STARTER_SCHEMA = "mcpgen-spec.schema.json"
 
 
 class UsageError(Exception):
@@ -145,26 +141,6 @@ def validate(spec_path: Path, strict: bool = False) -> list[Diagnostic]:
     return list(build(spec_path, strict=strict).warnings)
 
 
-@dataclass(frozen=True)
-class Linted:
-    profiles: tuple[str, ...]  # the profiles that ran
-    findings: list[Diagnostic]
-
-
-def lint(spec_path: Path, profiles: Sequence[str] = ()) -> Linted:
-    """What `mcpgen lint` runs: the findings of `profiles`, else of the spec's `lint:` list,
-    else of `portable`. A spec with errors raises SpecError (lint looks at specs that build);
-    the spec's own warnings are `validate`'s business, not the linter's."""
-    from mcpgen.lint import chosen_profiles
-    from mcpgen.lint import lint as lint_spec
-
-    spec, _, problems = checked_spec(spec_path)
-    if any(problem.is_error for problem in problems):
-        raise SpecError(problems)
-    chosen = chosen_profiles(spec, profiles)
-    return Linted(chosen, lint_spec(spec, chosen))
-
-
 _MODEL_HINT = "the model generator (datamodel-code-generator) cannot turn this schema into Python classes; simplify it"
 
 
@@ -225,31 +201,3 @@ def write(result: Build, plan: Plan) -> Written:
         result.directory, written, plan.removed, len(result.files) - len(written), added, removed, imports, old_handlers is None
     )
 
-
-def starter_files(directory: Path) -> dict[str, str]:
-    """The files `mcpgen init` starts a project with, before its package is built."""
-    from mcpgen.render.starter import render_starter_spec
-    from mcpgen.spec.format import spec_format_json
-
-    name = naming.snake(Path(os.path.abspath(directory)).name).replace("_", "-") or "server"
-    return {STARTER_SPEC: render_starter_spec(name), STARTER_SCHEMA: spec_format_json()}
-
-
-def starter_app(result: Build) -> str:
-    """The implementation stub `mcpgen init` writes once beside a built spec."""
-    from mcpgen.render.starter import render_app
-
-    return render_app(result.api)
-
-
-def write_new_file(path: Path, text: str, force: bool = False) -> bool:
-    """Write `path` unless something has that name (then False), or replace it atomically
-    under `force`. A link there is never written through: LinkRefused, `force` or not."""
-    from mcpgen import files
-
-    if path.is_symlink():
-        raise files.LinkRefused(path)
-    if not force:
-        return files.create(path, text)
-    files.replace(path, text)
-    return True

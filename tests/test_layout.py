@@ -26,6 +26,8 @@ STAGES = {
     "compare": 6,
     "pipeline": 7,
     "spec_loading": 7,
+    "spec_lint": 7,
+    "project_starter": 7,
     "package_directories": 7,
     "spec_diff": 7,
     "server_import": 7,

@@ -30,7 +30,7 @@ from helpers import (
     write_spec,
 )
 
-from mcpgen import cli, pipeline
+from mcpgen import cli, pipeline, spec_lint
 from mcpgen.diagnostics import Diagnostic, SpecError
 from mcpgen.lint import PROFILES, RULES, anthropic_strict, openai_strict, portable
 from mcpgen.lint.rules import rule_id
@@ -43,7 +43,7 @@ CASES = sorted(path.relative_to(CASES_DIR).with_suffix("").as_posix() for path i
 
 
 def findings(spec: Path, *profiles: str) -> list[Diagnostic]:
-    return pipeline.lint(spec, profiles).findings
+    return spec_lint.lint(spec, profiles).findings
 
 
 def rules_of(found: list[Diagnostic]) -> set[str | None]:
@@ -198,10 +198,10 @@ LOOSE = MINIMAL  # `text` is not closed with additionalProperties: false
 
 
 def test_without_profiles_lint_uses_the_spec_list_else_portable(tmp_path: Path) -> None:
-    assert pipeline.lint(write_spec(tmp_path, LOOSE)).profiles == ("portable",)
+    assert spec_lint.lint(write_spec(tmp_path, LOOSE)).profiles == ("portable",)
     selected = write_spec(tmp_path, LOOSE + "lint: [openai-strict]\n", "selected.yaml")
-    assert pipeline.lint(selected).profiles == ("openai-strict",)
-    assert pipeline.lint(selected, ["anthropic-strict", "portable"]).profiles == ("anthropic-strict", "portable")
+    assert spec_lint.lint(selected).profiles == ("openai-strict",)
+    assert spec_lint.lint(selected, ["anthropic-strict", "portable"]).profiles == ("anthropic-strict", "portable")
 
 
 def test_the_spec_lint_key_makes_validate_warn(tmp_path: Path) -> None:
@@ -221,7 +221,7 @@ def test_without_the_lint_key_validate_says_nothing_about_profiles(tmp_path: Pat
 def test_an_unknown_profile_in_the_spec_is_an_error(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, LOOSE + "lint: [gemini]\n")
     with pytest.raises(SpecError) as failed:
-        pipeline.lint(spec)
+        spec_lint.lint(spec)
     (error,) = failed.value.diagnostics
     assert error.is_error and error.position.line == 9 and "gemini" in error.message
 

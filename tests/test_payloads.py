@@ -34,7 +34,8 @@ import pytest
 from helpers import ROOT, imported
 from mcp import Client
 
-from mcpgen.pipeline import build, starter_app
+from mcpgen.pipeline import build
+from mcpgen.project_starter import starter_app
 from mcpgen.spec import format as spec_format
 from mcpgen.spec.format import spec_format_schema
 from mcpgen.write.atomic import apply

@@ -1,0 +1,31 @@
+"""What `mcpgen lint` runs: a spec that builds, checked against the profiles of what real
+clients accept (`mcpgen.lint`). The CLI prints what it returns (`mcpgen.cli_lint`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcpgen.diagnostics import Diagnostic, SpecError
+from mcpgen.spec_loading import checked_spec
+
+
+@dataclass(frozen=True)
+class Linted:
+    profiles: tuple[str, ...]  # the profiles that ran
+    findings: list[Diagnostic]
+
+
+def lint(spec_path: Path, profiles: Sequence[str] = ()) -> Linted:
+    """The findings of `profiles`, else of the spec's `lint:` list, else of `portable`. A spec
+    with errors raises SpecError (lint looks at specs that build); the spec's own warnings are
+    `validate`'s business, not the linter's."""
+    from mcpgen.lint import chosen_profiles
+    from mcpgen.lint import lint as lint_spec
+
+    spec, _, problems = checked_spec(spec_path)
+    if any(problem.is_error for problem in problems):
+        raise SpecError(problems)
+    chosen = chosen_profiles(spec, profiles)
+    return Linted(chosen, lint_spec(spec, chosen))
