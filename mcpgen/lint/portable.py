@@ -89,7 +89,29 @@ PARAM_HEADER_SIZE = Rule(
     "`LimitRequestFieldSize` (default 8190 bytes); read 2026-12-01",
 )
 
-RULES = (TOOL_NAME, TOOL_COUNT, DESCRIPTION_LENGTH, DIALECT, SELF_CONTAINED, TYPE_ARRAY, PARAM_HEADER_SIZE)
+TASK_REQUIRED = Rule(
+    "portable/task-required",
+    "warning",
+    "write `taskSupport: optional`: clients with tasks may still run it as one, the others call it plainly "
+    "(the handler is the same)",
+    "MCP 2025-11-25, Utilities: Tasks, 'Tool-Level Negotiation' (a required tool called without a task: the "
+    "server MUST answer -32601); SEP-2663, the 2026-07-28 tasks extension (a client without it: -32003, missing "
+    "required client capability); clients without tasks: GitHub Copilot CLI declares no `tasks` capability "
+    "(github.com/github/copilot-cli/issues/2538), the Python SDK 2.x removed its task runtime "
+    "(github.com/modelcontextprotocol/python-sdk/pull/2849), cosh-ng cannot call server-everything's required "
+    "tool (github.com/agentic-os-org/ANOLISA/issues/2595); VS Code's Copilot Chat runs tasks; read 2026-12-01",
+)
+
+RULES = (
+    TOOL_NAME,
+    TOOL_COUNT,
+    DESCRIPTION_LENGTH,
+    DIALECT,
+    SELF_CONTAINED,
+    TYPE_ARRAY,
+    PARAM_HEADER_SIZE,
+    TASK_REQUIRED,
+)
 MAX_HEADER_LINE = 8190
 
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
@@ -111,6 +133,13 @@ def lint_portable(spec: Spec) -> Iterator[Diagnostic]:
                 f"the description of tool '{tool.name}' has {len(description)} characters",
             )
         yield from _long_param_headers(spec, tool.input_schema, tool.path + ("inputSchema",))
+        if tool.task_support == "required":
+            yield TASK_REQUIRED.finding(
+                source,
+                tool.path + ("execution", "taskSupport"),
+                f"tool '{tool.name}' can only be called as a task, which many clients cannot do",
+                at_value=True,
+            )
     if len(spec.tools) > MAX_TOOLS:
         yield TOOL_COUNT.finding(source, ("tools",), f"{len(spec.tools)} tools are more than {MAX_TOOLS}")
     for root, schema in spec_schemas(spec):
