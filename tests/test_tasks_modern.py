@@ -174,7 +174,9 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     build_and_write(write_spec(folder, SPEC))
     (folder / "app.py").write_text(APP, encoding="utf-8")
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with http_server([sys.executable, str(folder / "app.py")], cwd=folder, env=environment) as served:
+    # A handler timeout shorter than some tasks: a task is bounded by its own limits instead.
+    command = [sys.executable, str(folder / "app.py"), "--handler-timeout", "1.5"]
+    with http_server(command, cwd=folder, env=environment) as served:
         yield served
 
 
@@ -231,6 +233,13 @@ def test_a_required_tool_is_a_task_even_when_quick(tasks: Stateless) -> None:
     assert tasks.until(created["taskId"], "completed")["result"]["content"][0]["text"] == "batched"
     plain = tasks.call("quick")
     assert plain["resultType"] == "complete" and plain["content"][0]["text"] == "quick"
+
+
+def test_a_task_outlives_the_handler_timeout_and_a_plain_call_does_not(url: str, tasks: Stateless) -> None:
+    created = tasks.call("work", {"seconds": 2.5})
+    assert tasks.until(created["taskId"], "completed")["result"]["content"][0]["text"] == "done"
+    plain = Stateless(url, {}).call("work", {"seconds": 2.5})
+    assert plain["isError"] and "timed out after 1.5 s" in plain["content"][0]["text"]
 
 
 def test_without_the_extension_nothing_is_a_task(url: str) -> None:

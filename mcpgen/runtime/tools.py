@@ -31,6 +31,7 @@ from .limits import bounded, clip, limits_of
 from .log import logger
 from .model_ref import ModelRef, model_of
 from .pagination import Pages
+from .task_escalation import ModernTaskContext
 from .tasks import TaskContext
 from .validation import (
     FULL_REPORT_VALUES,
@@ -45,6 +46,9 @@ if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
 
 TaskSupport = Literal["forbidden", "optional", "required"]
+
+# The contexts of calls that a task's own time bounds (TaskLimits), not the handler timeout.
+TASK_CONTEXTS = (TaskContext, ModernTaskContext)
 
 InvalidArguments = Literal["tool_error", "protocol_error"]
 """How invalid tool arguments are answered: an `isError` result the model can read
@@ -173,7 +177,8 @@ class ToolTable:
     ) -> types.CallToolResult | types.InputRequiredResult:
         """The SDK's handler of `tools/call`. `context` is the handler's `Context`
         when the caller makes its own (None: `Context(ctx, server)`); a call that runs
-        as a task passes a `tasks.TaskContext`, whose task's own time bounds replace
+        as a task passes a `tasks.TaskContext` (a 2026-07-28 call that may become one,
+        a `task_escalation.ModernTaskContext`), whose task's own time bounds replace
         the handler timeout."""
         name = params.name
         binding = self.bindings.get(name)
@@ -196,7 +201,7 @@ class ToolTable:
         try:
             value = await call_handler(
                 lambda: binding.call(args, context or Context(ctx, self.server)),
-                None if isinstance(context, TaskContext) else limits.handler_timeout,
+                None if isinstance(context, TASK_CONTEXTS) else limits.handler_timeout,
             )
         except InputRequired as asking:
             return asking.result
