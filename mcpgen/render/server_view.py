@@ -43,6 +43,8 @@ class ServerView(ModelView):
             arguments.append(_lazy(tool.output_model))
         if tool.output_wrapped:
             arguments.append("wrapped=True")
+        if tool.task_support not in (None, "forbidden"):
+            arguments.append(f"task_support={python_literal(tool.task_support)}")
         return f"ToolBinding({', '.join(arguments)})"
 
     def resource_binding(self, resource: ResourceIR) -> str:
