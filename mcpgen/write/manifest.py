@@ -6,34 +6,16 @@ and finish without rendering when nothing changed.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from mcpgen import FORMAT_VERSION, RUNTIME_REQUIREMENTS, __version__
 from mcpgen.hashing import sha256, spec_hash
-from mcpgen.render import template_directory
 from mcpgen.spec.assets import read_asset
+from mcpgen.write.fingerprint import generator_fingerprint
 
 MANIFEST = ".mcpgen.json"
-
-
-@functools.cache
-def generator_fingerprint() -> str:
-    """A hash of mcpgen's code and templates and the pinned model generator and formatter:
-    equal fingerprints render equal files from equal specs."""
-    digest = hashlib.sha256()
-    for distribution in ("datamodel-code-generator", "black"):
-        digest.update(f"{distribution}=={version(distribution)}\n".encode())
-    package = Path(__file__).resolve().parent.parent
-    sources = [(path.relative_to(package).as_posix(), path) for path in package.rglob("*.py")]
-    sources += [(f"templates/{path.name}", path) for path in template_directory().glob("*.jinja")]
-    for name, path in sorted(sources):
-        digest.update(name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def manifest_text(spec_name: str, spec_hash: str, inputs: dict[str, str], files: dict[str, bytes]) -> bytes:
