@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -99,7 +101,7 @@ run(Errands(), sys.argv[1:])
 
 VERSION = "2026-07-28"
 EXTENSION = "io.modelcontextprotocol/tasks"
-WITH_TASKS = {"elicitation": {}, "extensions": {EXTENSION: {}}}
+WITH_TASKS: dict[str, Any] = {"elicitation": {}, "extensions": {EXTENSION: {}}}
 NAMED_BY = {"tools/call": "name", "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 
@@ -169,10 +171,16 @@ class Stateless:
 
 
 @pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def app(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("errands")
     build_and_write(write_spec(folder, SPEC))
     (folder / "app.py").write_text(APP, encoding="utf-8")
+    return folder / "app.py"
+
+
+@pytest.fixture(scope="module")
+def url(app: Path) -> Iterator[str]:
+    folder = app.parent
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     # A handler timeout shorter than some tasks: a task is bounded by its own limits instead.
     command = [sys.executable, str(folder / "app.py"), "--handler-timeout", "1.5"]
@@ -334,3 +342,44 @@ def test_the_task_id_header_must_match(tasks: Stateless) -> None:
     assert wrong.status_code == 400 and wrong.json()["error"]["code"] == -32020
     right = tasks.post("tasks/get", {"taskId": task_id})
     assert right.status_code == 200 and right.json()["result"]["taskId"] == task_id
+
+
+def test_over_stdio_a_task_waits_for_its_answer_without_headers(app: Path) -> None:
+    server = subprocess.Popen(
+        [sys.executable, str(app)],
+        cwd=app.parent,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": WITH_TASKS,
+    }
+    stdin, stdout = server.stdin, server.stdout
+    assert stdin is not None and stdout is not None
+
+    def result(request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        request = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}}
+        stdin.write(json.dumps(request) + "\n")
+        stdin.flush()
+        answer = json.loads(stdout.readline())
+        assert answer["id"] == request_id and "result" in answer, answer
+        found: dict[str, Any] = answer["result"]
+        return found
+
+    try:
+        task_id = result(1, "tools/call", {"name": "confirm_twice", "arguments": {}})["taskId"]
+        asked = result(2, "tasks/get", {"taskId": task_id})
+        for request_id in range(3, 100):
+            if asked["status"] == "input_required":
+                break
+            time.sleep(0.05)
+            asked = result(request_id, "tasks/get", {"taskId": task_id})
+        assert list(asked["inputRequests"]) == ["confirm"]
+        assert result(100, "tasks/cancel", {"taskId": task_id}) == {"resultType": "complete", "_meta": asked["_meta"]}
+        assert result(101, "tasks/get", {"taskId": task_id})["status"] == "cancelled"
+    finally:
+        stdin.close()
+        server.wait(timeout=10)
