@@ -21,7 +21,10 @@ docs/tasks-2026-07-28.md lists what the conformance suite checks, and where.
 - On HTTP, `tasks/get|update|cancel` must carry `Mcp-Name: <taskId>` (-32020 otherwise).
 
 Tasks are bound to the caller's authorization context when there is one (the token's
-principal); without one, a task id (unguessable) is all a caller needs.
+principal); without one, a task id (unguessable) is all a caller needs. A task's handler
+runs in the process that started it, and waits there for its answers: with replicas, a
+load balancer routes `tasks/update` by its `Mcp-Name` to that process, as SEP-2663 intends
+(another process acknowledges an answer it has no question for, and drops it).
 """
 
 from __future__ import annotations
