@@ -34,6 +34,7 @@ import pytest
 from helpers import ROOT, imported
 from mcp import Client
 
+from mcpgen.json_types import Json
 from mcpgen.pipeline import build
 from mcpgen.project_starter import starter_app
 from mcpgen.spec import format as spec_format
@@ -42,7 +43,6 @@ from mcpgen.write.atomic import apply
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
-Json = Any
 Path_ = tuple[str, ...]  # a place: mapping keys, "*" for any name, "[]" for any list item, "{}" for a key
 
 # --------------------------------------------------------------------------- payloads

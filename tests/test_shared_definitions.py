@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from test_import import SHARED_TOOLS
 
 from mcpgen.importer.shared import canonical, extract_shared_definitions
+from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
@@ -35,8 +36,6 @@ from mcpgen.spec.json_schema import (
     split_ref,
     used_definitions,
 )
-
-Json = Any
 
 # --- the reference: the plain fixpoint, as it was ---------------------------------------------
 

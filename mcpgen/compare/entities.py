@@ -9,7 +9,7 @@ wrapped): inputs contravariant, outputs covariant.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from mcpgen.compare.changes import Change, Place, Severity
 from mcpgen.compare.keywords import canonical
@@ -18,11 +18,11 @@ from mcpgen.compare.schema_walk import Variance
 from mcpgen.compare.schemas import SchemaComparison
 from mcpgen.ir.resolve import served_capabilities
 from mcpgen.ir.served import served_output, served_schema
+from mcpgen.json_types import Json
 from mcpgen.spec.model import Prompt, Resource, Spec, Tool
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.uri_templates import template_variables
 
-Json = Any
 Entity = TypeVar("Entity", Tool, Resource, Prompt)
 
 # Annotation hints and their defaults in the MCP schema (`destructiveHint` defaults to true).

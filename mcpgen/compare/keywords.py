@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Literal
+from typing import Literal
 
-Json = Any
+from mcpgen.json_types import Json
 
 # Keywords that only document: a change to them is reported, and breaks nothing.
 ANNOTATIONS = frozenset(

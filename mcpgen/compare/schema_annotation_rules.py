@@ -9,8 +9,9 @@ added or renamed breaks; any keyword left is an assertion compared as a whole.
 from __future__ import annotations
 
 from mcpgen.compare.keywords import ANNOTATIONS, CONTAINERS, HANDLED, canonical, show
-from mcpgen.compare.schema_nodes import Json, Node
+from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
+from mcpgen.json_types import Json
 
 
 class AnnotationRules(SchemaWalk):

@@ -11,12 +11,10 @@ comparison: the document it is in, its path there, and the label the report give
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from mcpgen.compare.changes import Place
+from mcpgen.json_types import Json
 from mcpgen.spec.source import JsonPath, SourceMap
-
-Json = Any
 
 
 @dataclass(frozen=True)

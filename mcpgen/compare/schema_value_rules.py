@@ -29,8 +29,9 @@ from mcpgen.compare.keywords import (
     type_text,
     types_of,
 )
-from mcpgen.compare.schema_nodes import Json, Node
+from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
+from mcpgen.json_types import Json
 
 
 class ValueRules(SchemaWalk):

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
+from mcpgen.json_types import Json
 from mcpgen.terminal import shown
 
-Json = Any
 Capture = dict[str, Json]
 
 # The four lists, by the key that holds them in a capture, with the method that lists them.

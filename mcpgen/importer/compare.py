@@ -8,13 +8,11 @@ nothing changes silently.
 
 from __future__ import annotations
 
-from typing import Any
-
 from mcpgen.importer.capture import Capture
 from mcpgen.importer.shared import canonical
 from mcpgen.importer.to_spec import Loss
+from mcpgen.json_types import Json
 
-Json = Any
 _KINDS = {
     "tools": "tool",
     "resources": "resource",

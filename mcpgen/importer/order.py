@@ -10,11 +10,8 @@ their order: it is theirs.
 
 from __future__ import annotations
 
-from typing import Any
-
+from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import map_subschemas
-
-Json = Any
 
 SCHEMA_KEYWORDS = (
     "$schema",

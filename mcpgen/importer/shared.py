@@ -16,6 +16,7 @@ import json
 from collections.abc import Container
 from typing import Any
 
+from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
@@ -26,7 +27,6 @@ from mcpgen.spec.json_schema import (
     split_ref,
 )
 
-Json = Any
 _SCHEMA_KEYS = ("inputSchema", "outputSchema")
 
 

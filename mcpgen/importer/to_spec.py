@@ -12,7 +12,6 @@ import copy
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -21,6 +20,7 @@ from mcpgen import FORMAT_VERSION
 from mcpgen.importer.capture import Capture
 from mcpgen.importer.order import format_order, schema_in_order
 from mcpgen.importer.shared import extract_shared_definitions
+from mcpgen.json_types import Json
 from mcpgen.spec.format import (
     JSON_SCHEMA_VALUE,
     NAME_PATTERN,
@@ -32,7 +32,6 @@ from mcpgen.spec.format import (
     entity_schema,
 )
 
-Json = Any
 _TOOL_NAME = re.compile(NAME_PATTERN)
 
 

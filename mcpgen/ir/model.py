@@ -7,13 +7,12 @@ so every renderer reads the same facts and none of them reads the spec.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
+from mcpgen.json_types import Json
 from mcpgen.spec.format import TaskSupport
 from mcpgen.spec.param_headers import header_map
 from mcpgen.spec.source import JsonPath
-
-Json = Any
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from mcpgen.ir.model import (
 )
 from mcpgen.ir.model_schema import model_schema
 from mcpgen.ir.served import served_output
+from mcpgen.json_types import Json
 from mcpgen.spec.assets import read_asset
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
@@ -33,7 +34,7 @@ from mcpgen.spec.json_schema import (
     rewrite_refs,
     split_ref,
 )
-from mcpgen.spec.model import Json, Prompt, PromptMessage, Resource, Spec, Tool
+from mcpgen.spec.model import Prompt, PromptMessage, Resource, Spec, Tool
 from mcpgen.spec.prompt_templates import compile_template
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.uri_templates import template_variables

@@ -3,13 +3,14 @@ API: `diff` compares these, so that it sees what clients see (`schema.json`)."""
 
 from __future__ import annotations
 
+from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
     rewrite_refs,
     split_ref,
 )
-from mcpgen.spec.model import Json, Spec
+from mcpgen.spec.model import Spec
 
 
 def served_output(schema: dict[str, Json], spec: Spec) -> tuple[dict[str, Json], bool]:

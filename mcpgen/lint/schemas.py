@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
+from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
@@ -24,7 +24,6 @@ from mcpgen.spec.json_schema import (
 from mcpgen.spec.model import Spec, Tool
 from mcpgen.spec.source import JsonPath
 
-Json = Any
 DEFINITION_KEYWORDS = ("$defs", "definitions")
 
 

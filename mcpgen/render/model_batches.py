@@ -13,7 +13,7 @@ import itertools
 import json
 from collections.abc import Sequence
 
-from mcpgen.ir.model import Json
+from mcpgen.json_types import Json
 from mcpgen.render.model_generator import GROUPS_PER_WORKER, generate_cached
 from mcpgen.render.model_statements import Generated
 

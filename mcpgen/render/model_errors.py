@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 
-from mcpgen.ir.model import Api, Json
+from mcpgen.ir.model import Api
+from mcpgen.json_types import Json
 from mcpgen.render.model_generator import ModelRenderError, generate_models
 from mcpgen.render.model_groups import referenced_models
 

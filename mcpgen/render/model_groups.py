@@ -11,7 +11,8 @@ import json
 from collections.abc import Sequence
 
 from mcpgen.ir import naming
-from mcpgen.ir.model import Api, Json
+from mcpgen.ir.model import Api
+from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import LOCAL_PREFIX, iter_refs, iter_subschemas, ref_target
 
 SHARED_MODULE = "_shared"  # the shared definitions; no handler method starts with "_"

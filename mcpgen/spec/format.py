@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from mcpgen import FORMAT_VERSION
-
-Json = Any
+from mcpgen.json_types import Json
 
 
 @dataclass(frozen=True)

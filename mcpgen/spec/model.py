@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
+from mcpgen.json_types import Json
 from mcpgen.spec.format import (
     PROMPT_KEYS,
     RESOURCE_KEYS,
@@ -24,7 +25,6 @@ from mcpgen.spec.format import (
 from mcpgen.spec.json_schema import Bundles, copy_json
 from mcpgen.spec.source import JsonPath, SourceMap
 
-Json = Any
 InvalidArguments = Literal["tool_error", "protocol_error"]
 Role = Literal["user", "assistant"]
 
