@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from mcpgen.ir import naming
-from mcpgen.ir.model import Api, Json, PromptIR, ResourceIR, ToolIR
+from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
+from mcpgen.json_types import Json
 from mcpgen.render.environment import docstring, python_literal
 from mcpgen.render.imports import Imports
 from mcpgen.render.model_index import ModelIndex

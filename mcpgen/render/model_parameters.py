@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcpgen.ir.model import Json
+from mcpgen.json_types import Json
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 
-from mcpgen.ir.model import Api, Json
+from mcpgen.ir.model import Api
+from mcpgen.json_types import Json
 from mcpgen.render.imports import Imports
 from mcpgen.render.model_index import ModelIndex
 from mcpgen.render.model_parameters import (
