@@ -141,9 +141,9 @@ def test_a_real_python_server_imports_exactly(name: str, tmp_path: Path) -> None
                 assert identical(seen[key], capture[key]), (mode, key)
 
 
-# TypeScript reference servers (captured with the TypeScript client, which speaks 2025-11-25):
+# TypeScript reference servers (captured over 2025-11-25, the protocol they speak):
 # `execution: {taskSupport: ...}` on every tool, and everything's `tasks` capability.
-TYPESCRIPT_SERVERS = ("everything", "filesystem")
+TYPESCRIPT_SERVERS = ("everything", "filesystem", "memory")
 
 
 @pytest.mark.slow  # builds a package per server
