@@ -281,7 +281,7 @@ def _capabilities(spec: Spec, completions: bool) -> dict[str, Json]:
 # What 2025-11-25's `initialize` announces when a tool may run as a task: the runtime serves
 # tasks/list, tasks/cancel and task-augmented tools/call (2026-07-28 names its tasks extension
 # in server/discover instead).
-TASKS_CAPABILITY = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+TASKS_CAPABILITY: dict[str, Json] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
 
 
 def served_capabilities(spec: Spec) -> dict[str, Json]:
