@@ -36,9 +36,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpgen.cli import main
-from mcpgen.importer.shared import canonical, extract_shared_definitions
+from mcpgen.importer.shared import extract_shared_definitions
 from mcpgen.importer.to_spec import spec_data
 from mcpgen.importer.yaml_text import yaml_text
+from mcpgen.json_types import canonical
 from mcpgen.spec.json_schema import bundle
 from mcpgen.spec.source import load_yaml
 

@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_import import SHARED_TOOLS
 
-from mcpgen.importer.shared import canonical, extract_shared_definitions
-from mcpgen.json_types import Json
+from mcpgen.importer.shared import extract_shared_definitions
+from mcpgen.json_types import Json, canonical
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,

@@ -12,13 +12,12 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from mcpgen.compare.changes import Change, Place, Severity
-from mcpgen.compare.keywords import canonical
 from mcpgen.compare.schema_nodes import Document, Node
 from mcpgen.compare.schema_walk import Variance
 from mcpgen.compare.schemas import SchemaComparison
 from mcpgen.ir.resolve import served_capabilities
 from mcpgen.ir.served import served_output, served_schema
-from mcpgen.json_types import Json
+from mcpgen.json_types import Json, canonical
 from mcpgen.spec.model import Prompt, Resource, Spec, Tool
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.uri_templates import template_variables

@@ -8,7 +8,7 @@ import math
 import re
 from typing import Literal
 
-from mcpgen.json_types import Json
+from mcpgen.json_types import Json, canonical
 
 # Keywords that only document: a change to them is reported, and breaks nothing.
 ANNOTATIONS = frozenset(
@@ -50,13 +50,9 @@ def asserts_format(dialect: Json, name: Json) -> bool:
     return found is not None and name in FORMAT_ASSERTING_DIALECTS[found.group(1)]
 
 
-def canonical(value: Json) -> str:
-    """One spelling per JSON value, to compare enum values and whole subschemas."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
-
-
 def show(value: Json) -> str:
-    text = canonical(value)
+    """A value as a finding quotes it: JSON spaced for reading, cut at 60 characters."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -109,14 +105,6 @@ def allowed_values(schema: dict[str, Json]) -> dict[str, Json] | None:
 
 def names(value: Json) -> list[str]:
     return [name for name in value if isinstance(name, str)] if isinstance(value, list) else []
-
-
-def mapping(value: Json) -> dict[str, Json]:
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Json) -> list[Json]:
-    return value if isinstance(value, list) else []
 
 
 def extras(schema: dict[str, Json]) -> Literal["open", "schema", "closed"]:

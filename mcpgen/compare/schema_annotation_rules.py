@@ -8,10 +8,10 @@ added or renamed breaks; any keyword left is an assertion compared as a whole.
 
 from __future__ import annotations
 
-from mcpgen.compare.keywords import ANNOTATIONS, CONTAINERS, HANDLED, canonical, show
+from mcpgen.compare.keywords import ANNOTATIONS, CONTAINERS, HANDLED, show
 from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
-from mcpgen.json_types import Json
+from mcpgen.json_types import Json, canonical
 
 
 class AnnotationRules(SchemaWalk):

@@ -9,9 +9,10 @@ property breaks depends on what now applies to a value sent under its name: noth
 
 from __future__ import annotations
 
-from mcpgen.compare.keywords import EXTRAS_TEXT, extras, mapping, names
+from mcpgen.compare.keywords import EXTRAS_TEXT, extras, names
 from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
+from mcpgen.json_types import as_mapping
 
 
 class ObjectRules(SchemaWalk):
@@ -21,7 +22,7 @@ class ObjectRules(SchemaWalk):
         before, after = names(old.schema.get("required")), names(new.schema.get("required"))
         # A property added or removed together with its `required` entry is one change,
         # reported by `_properties`.
-        declared_before, declared_after = mapping(old.schema.get("properties")), mapping(new.schema.get("properties"))
+        declared_before, declared_after = as_mapping(old.schema.get("properties")), as_mapping(new.schema.get("properties"))
         for name in after:
             if name not in before and not (name in declared_after and name not in declared_before):
                 self.report(
@@ -48,7 +49,7 @@ class ObjectRules(SchemaWalk):
                 )
 
     def _properties(self, old: Node, new: Node) -> None:
-        before, after = mapping(old.schema.get("properties")), mapping(new.schema.get("properties"))
+        before, after = as_mapping(old.schema.get("properties")), as_mapping(new.schema.get("properties"))
         for name, schema in after.items():
             if name in before:
                 self.compare(old.child(before[name], "properties", name), new.child(schema, "properties", name))

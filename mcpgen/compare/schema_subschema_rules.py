@@ -9,9 +9,10 @@ and walks `allOf` entries pairwise when their number is unchanged.
 
 from __future__ import annotations
 
-from mcpgen.compare.keywords import as_list, canonical, unmatched
+from mcpgen.compare.keywords import unmatched
 from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
+from mcpgen.json_types import as_list, canonical
 
 
 class SubschemaRules(SchemaWalk):

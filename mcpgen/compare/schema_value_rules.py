@@ -18,7 +18,6 @@ from mcpgen.compare.keywords import (
     asserts_format,
     bound_of,
     bound_text,
-    canonical,
     covered,
     divides,
     is_tighter,
@@ -31,7 +30,7 @@ from mcpgen.compare.keywords import (
 )
 from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
-from mcpgen.json_types import Json
+from mcpgen.json_types import Json, canonical
 
 
 class ValueRules(SchemaWalk):

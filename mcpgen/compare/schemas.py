@@ -25,13 +25,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from mcpgen.compare.keywords import canonical
 from mcpgen.compare.schema_annotation_rules import AnnotationRules
 from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_object_rules import ObjectRules
 from mcpgen.compare.schema_subschema_rules import SubschemaRules
 from mcpgen.compare.schema_value_rules import ValueRules
-from mcpgen.json_types import Json
+from mcpgen.json_types import Json, canonical
 from mcpgen.spec.json_schema import pointed
 from mcpgen.spec.source import JsonPath
 

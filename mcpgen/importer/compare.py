@@ -9,9 +9,8 @@ nothing changes silently.
 from __future__ import annotations
 
 from mcpgen.importer.capture import Capture
-from mcpgen.importer.shared import canonical
 from mcpgen.importer.to_spec import Loss
-from mcpgen.json_types import Json
+from mcpgen.json_types import Json, canonical
 
 _KINDS = {
     "tools": "tool",

@@ -12,11 +12,10 @@ and a `$defs` on the wire where the original had none.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Container
 from typing import Any
 
-from mcpgen.json_types import Json
+from mcpgen.json_types import Json, canonical
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
@@ -28,11 +27,6 @@ from mcpgen.spec.json_schema import (
 )
 
 _SCHEMA_KEYS = ("inputSchema", "outputSchema")
-
-
-def canonical(value: Json) -> str:
-    """One text per JSON value: equal texts, equal values (1 and 1.0, true and 1 differ)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _own_definitions(schema: Json) -> dict[str, Json]:

@@ -16,11 +16,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from mcpgen.diagnostics import Diagnostic
+from mcpgen.json_types import as_list, as_mapping
 from mcpgen.lint.rules import Rule
 from mcpgen.lint.schemas import (
     InputSchema,
-    as_list,
-    as_mapping,
     input_schemas,
     is_definition,
     is_object,

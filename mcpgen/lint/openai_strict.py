@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcpgen.diagnostics import Diagnostic
+from mcpgen.json_types import as_list, as_mapping
 from mcpgen.lint.rules import Rule
 from mcpgen.lint.schemas import (
     InputSchema,
-    as_list,
-    as_mapping,
     input_schemas,
     is_object,
     linted_subschemas,

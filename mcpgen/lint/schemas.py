@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mcpgen.json_types import Json
+from mcpgen.json_types import Json, as_mapping
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
@@ -70,16 +70,6 @@ def linted_subschemas(spec: Spec) -> Iterator[tuple[JsonPath, dict[str, Json]]]:
             if path not in seen:
                 seen.add(path)
                 yield from iter_subschemas(part, path)
-
-
-def as_mapping(value: Json) -> dict[str, Json]:
-    """A keyword's value if it is a mapping (the checks reported it if not), else empty."""
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Json) -> list[Json]:
-    """A keyword's value if it is a list (the checks reported it if not), else empty."""
-    return value if isinstance(value, list) else []
 
 
 def is_object(schema: dict[str, Json]) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
 
-from mcpgen.json_types import Json
+from mcpgen.json_types import Json, as_list
 from mcpgen.spec.format import (
     PROMPT_KEYS,
     RESOURCE_KEYS,
@@ -144,10 +144,6 @@ def _object(value: Json) -> dict[str, Json] | None:
     return value if isinstance(value, dict) else None
 
 
-def _list(value: Json) -> list[Json]:
-    return value if isinstance(value, list) else []
-
-
 def _string(value: Json) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -217,9 +213,9 @@ def _prompt(name: str, prompt: dict[str, Json]) -> Prompt:
                 name=str(argument.get("name")),
                 description=_string(argument.get("description")),
                 required=argument.get("required") is True,
-                completion=tuple(str(value) for value in _list(argument.get("completion"))),
+                completion=tuple(str(value) for value in as_list(argument.get("completion"))),
             )
-            for argument in _list(prompt.get("arguments"))
+            for argument in as_list(prompt.get("arguments"))
             if isinstance(argument, dict)
         ),
         messages=(
@@ -249,5 +245,5 @@ def build_spec(data: Json, source: SourceMap, file: Path) -> Spec:
         resources=tuple(_resource(name, resource) for name, resource in _entries(root, "resources")),
         prompts=tuple(_prompt(name, prompt) for name, prompt in _entries(root, "prompts")),
         source=source,
-        lint=tuple(profile for profile in _list(root.get("lint")) if isinstance(profile, str)),
+        lint=tuple(profile for profile in as_list(root.get("lint")) if isinstance(profile, str)),
     )
