@@ -126,3 +126,25 @@ async def _announced(server: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         async with Client(server, mode=mode) as client:
             announced.append(wire(client.server_capabilities))
     return announced[0], announced[1]
+
+
+def test_a_2026_listing_of_a_task_server_says_what_it_cannot_tell() -> None:
+    from mcpgen.importer.compare import served_losses
+
+    tools = [{"name": "report", "inputSchema": {"type": "object"}}]
+    served = {"serverInfo": {"name": "s", "version": "1"}, "capabilities": {"tools": {}}, "tools": tools}
+    extensions = {"io.modelcontextprotocol/tasks": {}, "io.example/other": {}}
+    capture = {**served, "capabilities": {"tools": {}, "extensions": extensions}}
+    losses = [(loss.item, loss.key, loss.message) for loss in served_losses(capture, served, [])]
+    assert losses[0][:2] == ("server", "extensions")
+    assert "import with --era legacy to keep each tool's execution.taskSupport" in losses[0][2]
+    # Any other extension is compared as before.
+    assert losses[1:] == [
+        (
+            "server",
+            "extensions",
+            'capability \'extensions\' is {"io.example/other":{}} on the original and would be nothing on the built server',
+        )
+    ]
+    alone = {**served, "capabilities": {"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}}
+    assert len(served_losses(alone, served, [])) == 1
