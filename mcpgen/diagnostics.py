@@ -13,7 +13,9 @@ from typing import Literal
 
 from mcpgen.terminal import shown
 
-Severity = Literal["error", "warning"]
+# A diagnostic fails the run or does not; a change `mcpgen diff` reports has a third
+# degree (compare.changes.Severity: info).
+DiagnosticSeverity = Literal["error", "warning"]
 
 
 @dataclass(frozen=True, order=True)
@@ -28,7 +30,7 @@ class Diagnostic:
     position: Position
     message: str
     hint: str | None = None
-    severity: Severity = "error"
+    severity: DiagnosticSeverity = "error"
 
     @property
     def is_error(self) -> bool:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcpgen.diagnostics import Diagnostic, Severity
+from mcpgen.diagnostics import Diagnostic, DiagnosticSeverity
 from mcpgen.spec.source import JsonPath, SourceMap
 
 
 @dataclass(frozen=True)
 class Rule:
     id: str  # `<profile>/<name>`, stable
-    severity: Severity
+    severity: DiagnosticSeverity
     hint: str
     source: str  # the document the rule comes from (title, address, date read)
 
