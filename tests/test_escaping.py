@@ -21,6 +21,7 @@ from mcpgen.render.environment import (
     one_line,
 )
 from mcpgen.render.imports import Imports
+from mcpgen.runtime.prompt_templates import parse_template
 from mcpgen.spec.json_schema import (
     bundle,
     pointer_token,
@@ -28,7 +29,6 @@ from mcpgen.spec.json_schema import (
     resolve_pointer,
     split_ref,
 )
-from mcpgen.spec.prompt_templates import compile_template
 
 
 @pytest.mark.parametrize(
@@ -116,8 +116,8 @@ def test_a_bundled_definition_keeps_its_own_refs() -> None:
 
 
 def test_prompt_templates_keep_line_ends_as_written() -> None:
-    assert compile_template("a\r\nb\rc\n") == ["a\r\nb\rc\n"]
-    assert compile_template('{{ x | default("\r") }}\r') == [{"var": "x", "default": "\r"}, "\r"]
+    assert parse_template("a\r\nb\rc\n") == ["a\r\nb\rc\n"]
+    assert parse_template('{{ x | default("\r") }}\r') == [{"var": "x", "default": "\r"}, "\r"]
 
 
 @pytest.mark.slow  # builds a package

@@ -346,21 +346,20 @@ async def test_cancelling_a_call_cancels_the_handler(extras: Any, mode: str) -> 
 
 
 def test_prompt_templates_compile_to_a_safe_subset() -> None:
-    from mcpgen.spec.prompt_templates import (
-        PromptTemplateError,
-        compile_template,
+    from mcpgen.runtime.prompt_templates import (
+        TemplateError,
+        parse_template,
+        render_template,
         used_arguments,
     )
 
-    parts = compile_template("A{% if tone %} {{ tone }}{% endif %} card{% if not x %}!{% elif y %}?{% else %}.{% endif %}")
+    parts = parse_template("A{% if tone %} {{ tone }}{% endif %} card{% if not x %}!{% elif y %}?{% else %}.{% endif %}")
     assert used_arguments(parts) == ["tone", "x", "y"]
-    from mcpgen.runtime.prompts import render_template
-
     assert render_template(parts, {"tone": "warm"}) == "A warm card!"
     assert render_template(parts, {"x": "1"}) == "A card."
     assert render_template(parts, {"x": "1", "y": "1"}) == "A card?"
-    assert render_template(compile_template('Hi {{ n | default("you") }}'), {}) == "Hi you"
-    assert render_template(compile_template("{{ a }}"), {"a": "{{ b }}{% if c %}"}) == "{{ b }}{% if c %}"
+    assert render_template(parse_template('Hi {{ n | default("you") }}'), {}) == "Hi you"
+    assert render_template(parse_template("{{ a }}"), {"a": "{{ b }}{% if c %}"}) == "{{ b }}{% if c %}"
     for unsafe in ("{{ a.__class__ }}", "{% for x in y %}{% endfor %}", "{{ a | upper }}", "{{ 7 * 7 }}", "{% if a == 1 %}{% endif %}"):
-        with pytest.raises(PromptTemplateError):
-            compile_template(unsafe)
+        with pytest.raises(TemplateError):
+            parse_template(unsafe)

@@ -14,16 +14,18 @@ from typing import Any
 import anyio
 import pytest
 from helpers import built_package, validate_diagnostics, write_spec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mcp import Client
+from test_fuzz import TEMPLATE_ARGUMENTS, jinja_rendering, template_values, templates
 
-from mcpgen.render.environment import python_lines
-from mcpgen.runtime.prompts import render_template
-from mcpgen.spec.prompt_templates import (
+from mcpgen.runtime.prompt_templates import (
     MAX_NESTING,
     MAX_TAG_TOKENS,
     MAX_TEMPLATE_CHARS,
-    PromptTemplateError,
-    compile_template,
+    TemplateError,
+    parse_template,
+    render_template,
     used_arguments,
 )
 
@@ -48,10 +50,10 @@ def literal_depth(value: Any) -> int:
 
 
 def test_blocks_nest_up_to_the_limit() -> None:
-    parts = compile_template(nested_ifs(MAX_NESTING))
+    parts = parse_template(nested_ifs(MAX_NESTING))
     assert render_template(parts, {"a": "deep"}) == "deep"
-    with pytest.raises(PromptTemplateError) as caught:
-        compile_template(nested_ifs(MAX_NESTING + 1))
+    with pytest.raises(TemplateError) as caught:
+        parse_template(nested_ifs(MAX_NESTING + 1))
     assert str(caught.value) == f"the {{% if %}} on line 1 is nested more than {MAX_NESTING} blocks deep"
     assert caught.value.hint is not None and str(MAX_NESTING) in caught.value.hint
 
@@ -72,22 +74,22 @@ def test_blocks_nest_up_to_the_limit() -> None:
 )
 def test_a_tag_holds_a_bounded_expression(expression: str) -> None:
     for template in ("{{ " + expression + " }}", "{% if " + expression + " %}{% endif %}"):
-        with pytest.raises(PromptTemplateError) as caught:
-            compile_template(template)
+        with pytest.raises(TemplateError) as caught:
+            parse_template(template)
         assert str(caught.value) == f"a tag on line 1 holds more than {MAX_TAG_TOKENS} words and symbols"
-    with pytest.raises(PromptTemplateError):
-        compile_template("{% if " + "not " * 3000 + "a %}{% endif %}")
+    with pytest.raises(TemplateError):
+        parse_template("{% if " + "not " * 3000 + "a %}{% endif %}")
 
 
 def test_the_longest_tags_of_the_subset_fit() -> None:
-    assert compile_template('{{ ((a)) | default("x") }}{% if not a %}{% elif not b %}{% endif %}') == [
+    assert parse_template('{{ ((a)) | default("x") }}{% if not a %}{% elif not b %}{% endif %}') == [
         {"var": "a", "default": "x"},
         {"if": "a", "not": True, "then": [], "elif": [{"if": "b", "not": True, "then": []}], "else": []},
     ]
 
 
 def test_a_template_is_at_most_max_template_chars_long(tmp_path: Path) -> None:
-    assert compile_template("x" * MAX_TEMPLATE_CHARS) == ["x" * MAX_TEMPLATE_CHARS]
+    assert parse_template("x" * MAX_TEMPLATE_CHARS) == ["x" * MAX_TEMPLATE_CHARS]
     path = write_spec(tmp_path, spec_text({"p": {"arguments": [{"name": "a"}], "messages": [{"role": "user", "text": "x" * (MAX_TEMPLATE_CHARS + 1)}]}}))
     [diagnostic] = validate_diagnostics(path)
     assert (diagnostic.position.line, diagnostic.message) == (1, f"prompt 'p': the template is 100,001 characters long, more than the limit of {MAX_TEMPLATE_CHARS:,}")
@@ -95,11 +97,11 @@ def test_a_template_is_at_most_max_template_chars_long(tmp_path: Path) -> None:
 
 
 def test_a_long_elif_chain_stays_flat() -> None:
-    """300 `{% elif %}` once compiled to 300 nested lists, which the generated server.py
-    wrote as a literal too deeply nested for Python's parser."""
-    parts = compile_template(elif_chain(300))
+    """300 `{% elif %}` once parsed to 300 nested lists, which the generated server.py
+    wrote as a literal too deeply nested for Python's parser; rendering recurses once
+    per level."""
+    parts = parse_template(elif_chain(300))
     assert literal_depth(parts) == 5
-    compile("parts = " + python_lines(parts), "server.py", "exec")
     assert used_arguments(parts) == ["a", *(f"b{i}" for i in range(300))]
     assert render_template(parts, {"a": "1", "b7": "1"}) == "A"
     assert render_template(parts, {"b7": "1", "b200": "1"}) == "7"
@@ -110,14 +112,29 @@ def test_a_long_elif_chain_stays_flat() -> None:
 def test_text_keeps_every_character_and_line_end() -> None:
     # The characters mcpgen once borrowed as a stand-in for CR, and those it uses now.
     text = EVERY_PRIVATE_USE_CHARACTER + "\r\x1f\x1e\x1f\r\n\x1e\x1f\x1f\r"
-    assert compile_template(text) == [text]
-    assert compile_template('{{ a | default("\x1f\r\x1e") }}') == [{"var": "a", "default": "\x1f\r\x1e"}]
+    assert parse_template(text) == [text]
+    assert parse_template('{{ a | default("\x1f\r\x1e") }}') == [{"var": "a", "default": "\x1f\r\x1e"}]
 
 
 def test_a_carriage_return_inside_a_tag_is_whitespace() -> None:
-    assert compile_template("{%\rif a\r\n%}x{%\rendif\r%}") == compile_template("{% if a %}x{% endif %}")
+    assert parse_template("{%\rif a\r\n%}x{%\rendif\r%}") == parse_template("{% if a %}x{% endif %}")
     # `-` strips the whitespace next to a tag, CRs included, as Jinja does.
-    assert compile_template("a\r\n {%- if a -%}\r\n b{% endif %}") == ["a", {"if": "a", "not": False, "then": ["b"], "else": []}]
+    assert parse_template("a\r\n {%- if a -%}\r\n b{% endif %}") == ["a", {"if": "a", "not": False, "then": ["b"], "else": []}]
+
+
+@pytest.mark.slow  # 300 random templates, about a quarter of them accepted
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(template=templates, given_=st.dictionaries(st.sampled_from(TEMPLATE_ARGUMENTS), template_values, max_size=3))
+def test_what_the_parser_accepts_renders_as_jinja_renders_it(template: str, given_: dict[str, str]) -> None:
+    """The runtime's own parser is the one definition of the subset (the build checks with
+    it, the server reads with it): what it accepts, Jinja reads the same way. Jinja reads
+    every CR as a line end, so the answers are compared with CRs read that way."""
+    try:
+        parts = parse_template(template)
+    except TemplateError:
+        return
+    rendered = render_template(parts, given_).replace("\r\n", "\n").replace("\r", "\n")
+    assert rendered == jinja_rendering(template, given_)
 
 
 def spec_text(prompts: dict[str, Any]) -> str:

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 from mcpgen.check.content import one_of, readable_data
 from mcpgen.diagnostics import Diagnostic, did_you_mean
-from mcpgen.spec.model import MESSAGE_KINDS, Prompt, Spec
-from mcpgen.spec.prompt_templates import (
-    PromptTemplateError,
-    compile_template,
+from mcpgen.runtime.prompt_templates import (
+    TemplateError,
+    parse_template,
     used_arguments,
 )
+from mcpgen.spec.model import MESSAGE_KINDS, Prompt, Spec
 from mcpgen.spec.source import JsonPath
 
 
@@ -55,11 +55,11 @@ def _messages(spec: Spec, prompt: Prompt) -> Iterator[Diagnostic]:
 
 
 def _placeholders(spec: Spec, prompt: Prompt, text: str, at: JsonPath, declared: list[str]) -> Iterator[Diagnostic]:
+    # The parser the generated server reads the template with (it ships it as written).
     try:
-        used = used_arguments(compile_template(text))
-    except PromptTemplateError as exc:
-        hint = exc.hint or "templates may use {{ argument }}, {{ argument | default('text') }} and {% if argument %}"
-        yield spec.source.error(at, f"prompt '{prompt.name}': {exc}", hint, at_value=True)
+        used = used_arguments(parse_template(text))
+    except TemplateError as exc:
+        yield spec.source.error(at, f"prompt '{prompt.name}': {exc}", exc.hint, at_value=True)
         return
     for name in used:
         if name not in declared:

@@ -1,4 +1,5 @@
-"""schema.json (the exact list payloads the server serves) and SCHEMA.md (the same, for people)."""
+"""schema.json (the exact list payloads the server serves), prompts.json (the messages of
+the prompts the spec writes) and SCHEMA.md (the same, for people)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,18 @@ def schema_document(api: Api) -> dict[str, Any]:
 
 def render_schema_json(document: dict[str, Any]) -> str:
     return indented_json(document) + "\n"
+
+
+def prompt_messages_json(api: Api) -> str | None:
+    """prompts.json: a prompt's name -> its messages, for each prompt whose messages the
+    spec writes (None if none does). A text message keeps its template as the spec wrote
+    it; the server parses it with the parser the build checked it with."""
+    document = {
+        prompt.name: [{"role": message.role, "content": message.content} for message in prompt.messages]
+        for prompt in api.prompts
+        if prompt.messages is not None
+    }
+    return indented_json(document) + "\n" if document else None
 
 
 def _documented(schema: Any) -> dict[str, Any]:

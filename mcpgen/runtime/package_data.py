@@ -1,4 +1,5 @@
-"""What a generated package ships beside its code: schema.json and static files.
+"""What a generated package ships beside its code: schema.json, prompts.json and static
+files.
 
 Both are read with importlib.resources, so a package works from a wheel, a zip or a
 folder alike.
@@ -16,6 +17,7 @@ from typing import Any
 from pydantic_core import from_json
 
 SCHEMA_FILE = "schema.json"
+PROMPTS_FILE = "prompts.json"
 
 
 @cache
@@ -29,13 +31,13 @@ def schema_document(package: str) -> Mapping[str, Any]:
     shared by every server built from the package.
     """
     text = files(package).joinpath(SCHEMA_FILE).read_bytes()
-    # At 500 tools the parse makes 33,000 dicts and lists, which set the garbage
-    # collector off again and again; its full passes walk the 80,000 objects the SDK's
-    # imports made, and took 50 ms of 70. Parsed JSON holds no cycles to collect.
+    # The parse makes a container per schema node, which sets the garbage collector off
+    # again and again; its full passes walk every object the SDK's imports made, and were
+    # most of the parse's time. Parsed JSON holds no cycles to collect.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        # pydantic's parser (Rust): the same values as json's, in 60 % of the time.
+        # pydantic's parser (Rust): the same values as json's, in less time.
         document: dict[str, Any] = from_json(text)
     except ValueError:
         document = json.loads(text)  # what it refuses, such as a lone surrogate escape
@@ -50,16 +52,28 @@ def _to_the_oldest_generation() -> None:
     """Move every object the collector tracks to its oldest generation, unexamined.
 
     Left young, the containers the parse made with the collector off would set off a
-    collection of all of them at the next allocation (8 ms at 500 tools, in
-    `create_server`), and later ones would examine them again on their way to the oldest
-    generation, where they belong: they live as long as the process. `gc.unfreeze()`
-    puts what `gc.freeze()` took into the oldest generation, so the two do it at once;
+    collection of all of them at the next allocation (in `create_server`), and later
+    ones would examine them again on their way to the oldest generation, where they
+    belong: they live as long as the process. `gc.unfreeze()` puts what `gc.freeze()`
+    took into the oldest generation, so the two do it at once;
     young garbage moved along is collected by the next full pass. Skipped where objects
     are frozen already, by whoever froze them, since the unfreeze would undo that.
     """
     if gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()
+
+
+@cache
+def prompt_messages(package: str) -> Mapping[str, Any]:
+    """The parsed prompts.json of `package` ({} without one): a prompt's name -> the
+    messages the spec wrote for it, their templates as written. Read once per process
+    and package, and shared, as schema.json is."""
+    resource = files(package).joinpath(PROMPTS_FILE)
+    if not resource.is_file():
+        return {}
+    document: dict[str, Any] = json.loads(resource.read_bytes())
+    return document
 
 
 def read_bytes(package: str, path: str) -> bytes:

@@ -35,7 +35,7 @@ from .keys import deployment_secret
 from .limits import Limits
 from .log import logger
 from .package_data import schema_document
-from .prompts import PromptBinding, PromptTable
+from .prompts import PromptBinding, PromptTable, prompt_messages_mismatches
 from .resources import ResourceBinding, ResourceTable, TemplateBinding
 from .task_store import InMemoryTaskStore
 from .tasks import TaskRunner, TaskStore
@@ -300,6 +300,7 @@ def build_server(
         *_mismatches("resource", [r.name for r in resource_list], resources),
         *_mismatches("resource template", [t.name for t in template_list], templates),
         *_mismatches("prompt", [p.name for p in prompt_list], prompts),
+        *prompt_messages_mismatches(package, prompts),
     ]
     modelled = [
         name
@@ -364,7 +365,7 @@ def build_server(
             on_read_resource=resource_table.read_resource,
         )
     if prompt_list or "prompts" in capabilities:
-        prompt_table = PromptTable(prompt_list, prompts, page_size)
+        prompt_table = PromptTable(package, prompt_list, prompts, page_size)
         tables.append(prompt_table)
         handlers.update(
             on_list_prompts=prompt_table.list_prompts,

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from mcp import Client
 from toy_server.handlers import Toy
+from toy_server.models import GreetArguments, SummaryArguments
 from toy_server.server import bindings, create_server
 
 from mcpgen.runtime.package_data import schema_document
@@ -84,7 +85,7 @@ def test_a_missing_binding_is_named() -> None:
 
 def test_a_binding_for_nothing_in_schema_json_is_named() -> None:
     options = bindings(Toy())
-    prompts = {**options["prompts"], "farewell": PromptBinding(messages=[])}
+    prompts = {**options["prompts"], "farewell": PromptBinding(get=Toy().get_summary)}
     resources = {**options["resources"], "extra": ResourceBinding(text="x")}
     with pytest.raises(ValueError) as caught:
         _build(prompts=prompts, resources=resources)
@@ -92,6 +93,16 @@ def test_a_binding_for_nothing_in_schema_json_is_named() -> None:
     assert "prompt 'farewell' has a binding but is not in schema.json" in message
     assert "resource 'extra' has a binding but is not in schema.json" in message
     assert "edited by hand" in message
+
+
+def test_prompts_without_a_handler_match_prompts_json() -> None:
+    toy = Toy()
+    prompts = {"greet": PromptBinding(GreetArguments, get=toy.get_summary), "summary": PromptBinding(SummaryArguments)}
+    with pytest.raises(ValueError) as caught:
+        _build(prompts=prompts)
+    message = str(caught.value)
+    assert "prompt 'summary' has neither a handler nor messages in prompts.json" in message
+    assert "prompts.json has messages for 'greet', which is no prompt without a handler" in message
 
 
 def test_content_models_match_resource_schemas() -> None:
@@ -131,8 +142,6 @@ def test_bindings_check_their_own_arguments() -> None:
         ResourceBinding(text="a", blob="Yg==")
     with pytest.raises(ValueError, match="binary=True"):
         ResourceBinding(text="a", binary=True)
-    with pytest.raises(ValueError, match="exactly one of messages and get"):
-        PromptBinding()
     with pytest.raises(ValueError, match="wrapped=True"):
         ToolBinding(Toy().echo, dict, wrapped=True)  # type: ignore[arg-type]
 

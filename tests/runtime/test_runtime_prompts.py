@@ -1,4 +1,4 @@
-"""prompts/get, the interpreter of compiled prompt templates, pagination and completion."""
+"""prompts/get, the prompt templates the package ships (prompts.json), pagination and completion."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from toy_server.server import create_server
 
-from mcpgen.runtime.prompts import render_template
+from mcpgen.runtime.prompt_templates import render_template
 
 pytestmark = pytest.mark.anyio
 MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshake
@@ -21,7 +21,7 @@ def _texts(result: types.GetPromptResult) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_compiled_messages(mode: str) -> None:
+async def test_spec_messages(mode: str) -> None:
     toy = create_server()
     async with Client(toy, mode=mode) as client:
         plain = await client.get_prompt("greet", {"name": "Ada"})

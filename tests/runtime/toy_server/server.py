@@ -23,27 +23,6 @@ from .models import (
     SummaryArguments,
 )
 
-GREET_MESSAGES: list[dict[str, Any]] = [
-    {
-        "role": "user",
-        "content": {
-            "type": "text",
-            "template": [
-                "Greet ",
-                {"var": "name"},
-                {
-                    "if": "tone",
-                    "not": False,
-                    "then": [" in a ", {"var": "tone"}, " tone"],
-                    "else": [],
-                },
-                ".",
-            ],
-        },
-    },
-    {"role": "assistant", "content": {"type": "text", "text": "Gladly."}},
-]
-
 
 def bindings(handlers: Toy) -> dict[str, Any]:
     """build_server's keyword arguments. The mappings are in another order than
@@ -68,7 +47,7 @@ def bindings(handlers: Toy) -> dict[str, Any]:
         "templates": {"item": TemplateBinding(handlers.read_item, {"id": "id"}, Item)},
         "prompts": {
             "summary": PromptBinding(SummaryArguments, get=handlers.get_summary),
-            "greet": PromptBinding(GreetArguments, messages=GREET_MESSAGES),
+            "greet": PromptBinding(GreetArguments),  # its messages: prompts.json
         },
         "completions": {("prompt", "greet"): {"tone": ["warm", "witty", "formal"]}},
         "complete": handlers.complete,
