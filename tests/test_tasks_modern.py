@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,10 @@ tools:
   quick:
     description: Never runs as a task.
     inputSchema: {type: object}
+  hold:
+    description: Holds on for half a minute, as a task.
+    inputSchema: {type: object}
+    execution: {taskSupport: required}
 """
 
 APP = """\
@@ -95,6 +100,10 @@ class Errands(Handlers):
     async def quick(self, args, ctx):
         return "quick"
 
+    async def hold(self, args, ctx):
+        await anyio.sleep(30)
+        return "held"
+
 
 run(Errands(), sys.argv[1:])
 """
@@ -108,10 +117,10 @@ NAMED_BY = {"tools/call": "name", "tasks/get": "taskId", "tasks/update": "taskId
 class Stateless:
     """A raw 2026-07-28 client: every request carries its own capabilities and headers."""
 
-    def __init__(self, url: str, capabilities: dict[str, Any]) -> None:
+    def __init__(self, url: str, capabilities: dict[str, Any], address: str = "127.0.0.1") -> None:
         self.url = url
         self.capabilities = capabilities
-        self.client = httpx2.Client(timeout=30)
+        self.client = httpx2.Client(timeout=30, transport=httpx2.HTTPTransport(local_address=address))
         self.next_id = 0
 
     def post(self, method: str, params: dict[str, Any], **headers: str) -> httpx2.Response:
@@ -248,6 +257,23 @@ def test_a_task_outlives_the_handler_timeout_and_a_plain_call_does_not(url: str,
     assert tasks.until(created["taskId"], "completed")["result"]["content"][0]["text"] == "done"
     plain = Stateless(url, {}).call("work", {"seconds": 2.5})
     assert plain["isError"] and "timed out after 1.5 s" in plain["content"][0]["text"]
+
+
+def test_an_anonymous_caller_runs_at_most_100_tasks_at_once_counted_by_its_address(url: str) -> None:
+    """TaskLimits.max_working_per_owner (100): without an authorization context, a caller
+    is its network address, so one client cannot use up what the others may run."""
+    first = Stateless(url, WITH_TASKS)
+    with ThreadPoolExecutor(10) as pool:
+        held = list(pool.map(lambda _: first.call("hold")["taskId"], range(100)))
+    try:
+        refused = first.error("tools/call", {"name": "hold", "arguments": {}})
+        assert refused["code"] == -32600 and "100 tasks" in refused["message"]
+        other = Stateless(url, WITH_TASKS, address="127.0.0.2")
+        held.append(other.call("hold")["taskId"])
+    finally:
+        for task_id in held:
+            first.result("tasks/cancel", {"taskId": task_id})
+    assert first.call("hold")["resultType"] == "task"  # room again: cancelled tasks run no more
 
 
 def test_without_the_extension_nothing_is_a_task(url: str) -> None:

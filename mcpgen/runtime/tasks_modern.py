@@ -211,9 +211,14 @@ class ModernTasks:
             return TaskOutcome(result=_served_result(result, version))
 
         request = {"name": params.name, "arguments": params.arguments or {}}
+        owner = caller()
         try:
             return await self.runner.start(
-                work, owner=caller(), ttl=None, request=request
+                work,
+                owner=owner,
+                ttl=None,
+                quota_key=owner or _peer(ctx),
+                request=request,
             )
         except BaseException as exc:
             call.cancel()
@@ -296,6 +301,16 @@ def caller() -> str:
     if token is None:
         return ""
     return "principal:" + json.dumps(principal_components(token))
+
+
+def _peer(ctx: ServerRequestContext[Any, Any]) -> str:
+    """Whose quota an anonymous caller's tasks count against (`TaskLimits`' per-owner
+    bounds): its network address on HTTP, so that one client cannot use up what all the
+    others may run; on stdio there is one client. Behind a proxy, every client is the
+    proxy: give callers an authorization context to count them apart."""
+    client = getattr(ctx.request, "client", None)
+    host = getattr(client, "host", None)
+    return f"address:{host}" if isinstance(host, str) else ""
 
 
 def task_wire(task: Task) -> dict[str, Any]:
