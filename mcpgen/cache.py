@@ -54,7 +54,7 @@ _started: multiprocessing.pool.Pool | None = None  # see `workers`
 def workers(warm_up: Callable[[], None]) -> Iterator[None]:
     """Worker processes for `computed`, started now, each running `warm_up` while the caller
     goes on: a build starts them before it reads a large spec, so that they import and warm
-    up the model generator (0.45 s) on the other cores meanwhile. Inside, `computed` gives
+    up the model generator (its imports) on the other cores meanwhile. Inside, `computed` gives
     them whatever it has to compute, however little. Stopped on the way out, used or not."""
     global _started
     count = os.cpu_count() or 1

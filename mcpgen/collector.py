@@ -3,8 +3,8 @@
 Loading, checking, resolving and rendering a 500-tool spec allocates millions of dicts,
 lists, YAML nodes, tuples and syntax trees, next to nothing of it in a reference cycle
 (a warm build leaves about ten cyclic objects behind). Every so many allocations the
-collector walks *all* live objects looking for cycles; over one warm build that was about
-half of its time. Reference counting frees these objects as usual; the collector looks
+collector walks *all* live objects looking for cycles, so a build's time grew with the
+square of its size, and those walks were a large part of a warm build. Reference counting frees these objects as usual; the collector looks
 again once the build is over.
 """
 

@@ -172,8 +172,8 @@ def list_server(
     import anyio
     from mcp import Client
 
-    # Imported here, not with the CLI: they bring the SDK's client (0.7 s), which a build,
-    # or an import from a capture, does not need.
+    # Imported here, not with the CLI: they bring the SDK's client, a large import that a
+    # build, or an import from a capture, does not need.
     from mcpgen.importer.transports import StdioNotes, counted_http, counted_stdio
 
     limits = limits or Limits()

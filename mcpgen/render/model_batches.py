@@ -17,10 +17,10 @@ from mcpgen.json_types import Json
 from mcpgen.render.model_generator import GROUPS_PER_WORKER, generate_cached
 from mcpgen.render.model_statements import Generated
 
-# Groups are generated in batches: one generator run over the definitions of eight groups
-# takes a third less time than eight runs (64 groups of the benchmark spec: 1.73 s one by
-# one, 1.14 s eight at a time), as the generator's passes have a cost per run and per
-# definition it is given. Each group's part is cut out of its batch's output, and it is
+# Groups are generated in batches: the generator's passes have a cost per run as well as per
+# definition it is given, so one run over the definitions of eight groups costs less than
+# eight runs (`benchmarks/model_batches.py` measures it; the README's benchmark section has
+# the figures). Each group's part is cut out of its batch's output, and it is
 # the output a run of its own gives (tests/test_black_style.py builds specs both ways),
 # because a batch only holds groups that cannot change each other's names:
 #   - a definition two groups both have is the same schema in both (a shared definition,

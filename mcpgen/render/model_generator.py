@@ -103,7 +103,7 @@ def _generator_identity() -> bytes:
 
 def warm_up() -> None:
     """Import and run the model generator once, so that a worker's first job is not slowed
-    by it (the first run takes 0.45 s, most of it imports)."""
+    by it: a first run is mostly imports, and costs several later runs."""
     generate_models(json.dumps({"$defs": {"Warm": {"type": "object", "properties": {"up": {"type": "string"}}}}}))
 
 

@@ -82,8 +82,8 @@ class _FastLoader(_CParser, yaml.constructor.SafeConstructor, _Core12Resolver): 
 
 
 def _compose(text: str) -> yaml.Node | None:
-    """The document's node tree. libyaml composes it several times faster; when the text is
-    not valid YAML, the pure-Python parser says why, in the words the hints know."""
+    """The document's node tree, composed by libyaml (C) where it is installed; when the
+    text is not valid YAML, the pure-Python parser says why, in the words the hints know."""
     if yaml.__with_libyaml__:
         loader: Any = _FastLoader(text)
         try:
