@@ -39,8 +39,6 @@ def lint(spec: Path, profiles: Sequence[str], output_format: str, strict: bool) 
     finding under `strict`."""
     import json
 
-    from mcpgen.lint.rules import rule_id
-
     try:
         linted = spec_lint.lint(spec, profiles)
     except SpecError as error:
@@ -53,8 +51,8 @@ def lint(spec: Path, profiles: Sequence[str], output_format: str, strict: bool) 
                 "line": finding.position.line,
                 "column": finding.position.column,
                 "severity": finding.severity,
-                "rule": rule_id(finding),
-                "message": finding.message.split("] ", 1)[-1],
+                "rule": finding.rule,
+                "message": finding.message,
                 "hint": finding.hint,
             }
             for finding in findings

@@ -31,17 +31,23 @@ class Diagnostic:
     message: str
     hint: str | None = None
     severity: DiagnosticSeverity = "error"
+    rule: str | None = None  # the lint rule that found it (`portable/tool-name`), if one did
 
     @property
     def is_error(self) -> bool:
         return self.severity == "error"
+
+    @property
+    def text(self) -> str:
+        """The message as printed: led by its rule, if any (`[portable/tool-name] ...`)."""
+        return f"[{self.rule}] {self.message}" if self.rule else self.message
 
     def render(self) -> str:
         """`file:line:col: severity: message`, and `  hint: ...` on a line of its own. The file
         (the user's) and the message and hint (which quote spec text) are escaped each on its
         own (`mcpgen.terminal.shown`), so that only the hint starts a new line."""
         where = f"{shown(self.file)}:{self.position.line}:{self.position.column}"
-        text = f"{where}: {self.severity}: {shown(self.message)}"
+        text = f"{where}: {self.severity}: {shown(self.text)}"
         if self.hint:
             text += f"\n  hint: {shown(self.hint)}"
         return text
@@ -52,7 +58,7 @@ class SpecError(Exception):
     (so that a run that fails prints each of them once)."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
-        self.diagnostics = sorted(set(diagnostics), key=lambda d: (d.file, d.position, d.message))
+        self.diagnostics = sorted(set(diagnostics), key=lambda d: (d.file, d.position, d.text))
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
 

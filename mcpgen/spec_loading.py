@@ -73,4 +73,4 @@ def load_spec(path: Path, strict: bool = False, label: str | None = None) -> tup
         problems += [replace(finding, severity="warning") for finding in lint_spec(spec, spec.lint)]
     if any(problem.is_error or strict for problem in problems):
         raise SpecError(problems)
-    return spec, raw, sorted(set(problems), key=lambda d: (d.file, d.position, d.message))
+    return spec, raw, sorted(set(problems), key=lambda d: (d.file, d.position, d.text))

@@ -33,7 +33,6 @@ from helpers import (
 from mcpgen import cli, pipeline, spec_lint
 from mcpgen.diagnostics import Diagnostic, SpecError
 from mcpgen.lint import PROFILES, RULES, anthropic_strict, openai_strict, portable
-from mcpgen.lint.rules import rule_id
 from mcpgen.spec.format import LINT_PROFILES
 from mcpgen.spec.source import SourceMap, load_yaml
 
@@ -47,7 +46,7 @@ def findings(spec: Path, *profiles: str) -> list[Diagnostic]:
 
 
 def rules_of(found: list[Diagnostic]) -> set[str | None]:
-    return {rule_id(finding) for finding in found}
+    return {finding.rule for finding in found}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -148,7 +147,7 @@ def test_a_limit_holds_at_its_value_and_fails_past_it(rule: str, tmp_path: Path)
     within = write_spec(tmp_path, LIMITS[rule](WITHIN[rule]), "within.yaml")
     beyond = write_spec(tmp_path, LIMITS[rule](WITHIN[rule] + 1), "beyond.yaml")
     assert rule not in rules_of(findings(within, profile))
-    past = [finding for finding in findings(beyond, profile) if rule_id(finding) == rule]
+    past = [finding for finding in findings(beyond, profile) if finding.rule == rule]
     assert len(past) == 1
     assert past[0].severity == next(r.severity for r in RULES if r.id == rule)
 
@@ -171,7 +170,7 @@ def test_nesting_depth_counts_through_refs(tmp_path: Path) -> None:
     beyond = write_spec(tmp_path, _chained(30), "beyond.yaml")
     assert "openai-strict/nesting-depth" not in rules_of(findings(within, "openai-strict"))
     (deep,) = [
-        finding for finding in findings(beyond, "openai-strict") if rule_id(finding) == "openai-strict/nesting-depth"
+        finding for finding in findings(beyond, "openai-strict") if finding.rule == "openai-strict/nesting-depth"
     ]
     assert deep.message.endswith("nests objects 30 levels deep")
 
@@ -301,7 +300,7 @@ def _corpus_lint(name: str, tmp_path: Path) -> tuple[dict[str, Any], SourceMap, 
 
 
 def _at(found: list[Diagnostic], rule: str) -> set[tuple[int, int]]:
-    return {where(finding) for finding in found if rule_id(finding) == rule}
+    return {where(finding) for finding in found if finding.rule == rule}
 
 
 @pytest.mark.parametrize("name", SERVERS)
@@ -310,7 +309,7 @@ def test_corpus_servers_lint_and_every_finding_is_positioned(name: str, tmp_path
     assert found, "real servers' schemas are not written for strict modes"
     for finding in found:
         assert finding.position.line > 1 and finding.hint
-        assert rule_id(finding) in {rule.id for rule in RULES}
+        assert finding.rule in {rule.id for rule in RULES}
 
 
 def test_corpus_time_server_leaves_its_arguments_open(tmp_path: Path) -> None:
@@ -323,7 +322,7 @@ def test_corpus_time_server_leaves_its_arguments_open(tmp_path: Path) -> None:
     assert len(open_inputs) == 2  # get_current_time and convert_time
     assert open_inputs <= _at(found, "openai-strict/additional-properties")
     assert open_inputs <= _at(found, "anthropic-strict/closed-objects")
-    assert {rule_id(finding) for finding in found if finding.is_error} == {"openai-strict/additional-properties"}
+    assert {finding.rule for finding in found if finding.is_error} == {"openai-strict/additional-properties"}
 
 
 def test_corpus_filesystem_server_declares_draft_07_everywhere(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ def lint(spec: Spec, profiles: Iterable[str]) -> list[Diagnostic]:
         if name in PROFILES:
             check, _ = PROFILES[name]
             found.update(check(spec))
-    return sorted(found, key=lambda d: (d.file, d.position, d.message))
+    return sorted(found, key=lambda d: (d.file, d.position, d.text))
 
 
 def chosen_profiles(spec: Spec, asked: Sequence[str]) -> tuple[str, ...]:

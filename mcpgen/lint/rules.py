@@ -27,13 +27,6 @@ class Rule:
     def finding(
         self, source: SourceMap, path: JsonPath, message: str, hint: str | None = None, *, at_value: bool = False
     ) -> Diagnostic:
-        """A diagnostic at `path`, its message led by the rule id (`[portable/tool-name] ...`)."""
+        """A diagnostic at `path` that names this rule (printed `[portable/tool-name] ...`)."""
         position = source.value(path) if at_value else source.key(path)
-        return Diagnostic(source.file, position, f"[{self.id}] {message}", hint or self.hint, self.severity)
-
-
-def rule_id(diagnostic: Diagnostic) -> str | None:
-    """The rule a lint finding comes from, read back from its message."""
-    if diagnostic.message.startswith("[") and "] " in diagnostic.message:
-        return diagnostic.message[1 : diagnostic.message.index("] ")]
-    return None
+        return Diagnostic(source.file, position, message, hint or self.hint, self.severity, self.id)
