@@ -89,9 +89,9 @@ class PromptArgumentIR:
 @dataclass(frozen=True)
 class PromptMessageIR:
     role: Literal["user", "assistant"]
-    # A wire content block; a text block carries its compiled `template` instead of `text`.
+    # A wire content block; a text block carries its `template`, as the spec wrote it,
+    # instead of `text` (the server fills it in: runtime/prompt_templates.py).
     content: dict[str, Json]
-    source: str | None = None  # a text block's template as written, for documentation
 
 
 @dataclass(frozen=True)
@@ -103,10 +103,6 @@ class PromptIR:
     # Rendered by the server from templates; None means a handler answers.
     messages: tuple[PromptMessageIR, ...] | None
     wire: dict[str, Json]  # the exact prompts/list entry
-
-    @property
-    def wire_messages(self) -> list[dict[str, Json]]:
-        return [{"role": message.role, "content": message.content} for message in self.messages or ()]
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,6 @@ from mcpgen.spec.json_schema import (
     split_ref,
 )
 from mcpgen.spec.model import Prompt, PromptMessage, Resource, Spec, Tool
-from mcpgen.spec.prompt_templates import compile_template
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.uri_templates import template_variables
 
@@ -198,7 +197,7 @@ def _message_content(message: PromptMessage, assets: _Assets) -> dict[str, Json]
     kind = message.kinds[0]
     body = message.body
     if kind == "text":
-        return {"type": "text", "template": compile_template(body)}
+        return {"type": "text", "template": body}
     if kind in ("image", "audio"):
         return {"type": kind, "data": assets.base64(body, "data"), "mimeType": body["mimeType"]}
     contents: dict[str, Json] = {"uri": body["uri"]}
@@ -240,7 +239,7 @@ def _prompt(prompt: Prompt, models: _Models, assets: _Assets) -> PromptIR:
     messages = None
     if prompt.messages is not None:
         messages = tuple(
-            PromptMessageIR(message.role, _message_content(message, assets), message.text)
+            PromptMessageIR(message.role, _message_content(message, assets))
             for message in prompt.messages
         )
     return PromptIR(
