@@ -178,7 +178,7 @@ def _tools(report: _Report) -> None:
 def _task_support(report: _Report, was: Tool, now: Tool, label: str) -> None:
     """`execution.taskSupport` (absent means forbidden): a client that cannot call the tool
     the new way is refused (-32601 in 2025-11-25; in 2026-07-28 a required task is refused
-    to a client without the tasks extension, -32003)."""
+    to a client without the tasks extension, -32021)."""
     before, after = was.task_support or "forbidden", now.task_support or "forbidden"
     if canonical(was.served.get("execution")) == canonical(now.served.get("execution")):
         return

@@ -95,7 +95,7 @@ TASK_REQUIRED = Rule(
     "write `taskSupport: optional`: clients with tasks may still run it as one, the others call it plainly "
     "(the handler is the same)",
     "MCP 2025-11-25, Utilities: Tasks, 'Tool-Level Negotiation' (a required tool called without a task: the "
-    "server MUST answer -32601); SEP-2663, the 2026-07-28 tasks extension (a client without it: -32003, missing "
+    "server MUST answer -32601); SEP-2663, the 2026-07-28 tasks extension (a client without it: -32021, missing "
     "required client capability); clients without tasks: GitHub Copilot CLI declares no `tasks` capability "
     "(github.com/github/copilot-cli/issues/2538), the Python SDK 2.x removed its task runtime "
     "(github.com/modelcontextprotocol/python-sdk/pull/2849), cosh-ng cannot call server-everything's required "
