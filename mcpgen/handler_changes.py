@@ -1,60 +1,47 @@
-"""What a rebuild asks of the user's code: the Handlers methods it gained or lost."""
+"""What a rebuild asks of the user's code: the Handlers methods it gained or lost.
+
+The last build kept its Handlers methods in the manifest (`api`); this build's come from
+the binding stage. Nothing reads the generated handlers.py back.
+"""
 
 from __future__ import annotations
 
-import ast
+from mcpgen.bind.api import Method, handlers_from_json
+from mcpgen.ir.module_names import SDK_TYPES
 
 
-def _methods(source: str | None) -> dict[str, str]:
-    """Handlers' method names -> their signatures, from a handlers.py source."""
-    if not source:
-        return {}
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return {}
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == "Handlers":
-            return {
-                method.name: f"async def {method.name}({ast.unparse(method.args)}) -> {ast.unparse(method.returns)}"
-                for method in node.body
-                if isinstance(method, ast.AsyncFunctionDef)
-                and method.returns is not None
-                and any(ast.unparse(decorator) == "abstractmethod" for decorator in method.decorator_list)
-            }
-    return {}
+def _signature(method: Method) -> str:
+    return method.signature.removesuffix(":")
 
 
-def handler_changes(old: str | None, new: str) -> tuple[list[str], list[str]]:
-    """(signatures to add, method names to remove) between two versions of handlers.py.
-    A changed signature counts as one to add: the user must update it."""
-    before, after = _methods(old), _methods(new)
-    if not before:
+def recorded_handlers(api: object) -> tuple[Method, ...] | None:
+    """The Handlers methods a manifest's `api` holds; None for a manifest without them."""
+    return handlers_from_json(api.get("handlers") if isinstance(api, dict) else None)
+
+
+def handler_changes(old: tuple[Method, ...] | None, new: tuple[Method, ...]) -> tuple[list[Method], list[str]]:
+    """(methods to add, method names to remove) from the last build's Handlers methods
+    (None: unknown, as before a first build) to this build's. A changed signature counts
+    as one to add: the user must update it."""
+    if not old:
         return [], []
-    added = [signature for name, signature in after.items() if before.get(name) != signature]
+    before = {method.name: _signature(method) for method in old}
+    after = {method.name: method for method in new}
+    added = [method for name, method in after.items() if before.get(name) != _signature(method)]
     removed = [name for name in before if name not in after]
     return added, removed
 
 
-def imports_for(signatures: list[str], handlers_source: str, package: str) -> list[str]:
-    """The import lines a user's module needs for `signatures`: the package re-exports every
-    name handlers.py imports from its own modules; `types` is the SDK's `mcp_types`."""
-    own: set[str] = set()
-    sdk = False
-    body = ast.parse(handlers_source).body
-    # Models are imported for the type checker only, in `if TYPE_CHECKING:`.
-    guarded = [node.body for node in body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
-    for node in body + [statement for block in guarded for statement in block]:
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            own.update(alias.asname or alias.name for alias in node.names)
-        elif isinstance(node, ast.Import) and any(alias.asname == "types" for alias in node.names):
-            sdk = True
-    used: set[str] = set()
-    for signature in signatures:
-        tree = ast.parse(f"{signature}:\n    ...")
-        used.update(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
-    lines = ["import mcp_types as types"] if sdk and "types" in used else []
-    names = sorted(used & own)
+def signatures(methods: list[Method]) -> list[str]:
+    return [_signature(method) for method in methods]
+
+
+def imports_for(methods: list[Method], package: str) -> list[str]:
+    """The import lines a user's module needs for these methods' signatures: the package
+    re-exports every name of its own that handlers.py imports; `types` is the SDK's."""
+    imports = {item for method in methods for item in method.imports}
+    lines = ["import mcp_types as types"] if SDK_TYPES in imports else []
+    names = sorted({item.bound for item in imports if item.module.startswith(".")})
     if names:
         lines.append(f"from {package} import {', '.join(names)}")
     return lines

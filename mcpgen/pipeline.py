@@ -26,6 +26,7 @@ from mcpgen.package_directories import package_directory, remember_directory
 from mcpgen.spec_loading import load_spec
 
 if TYPE_CHECKING:
+    from mcpgen.bind.api import PythonApi
     from mcpgen.ir.model import Api
     from mcpgen.spec.model import Spec
     from mcpgen.write.plan import Plan
@@ -79,6 +80,7 @@ class Build:
     files: dict[str, bytes]
     manifest: bytes
     warnings: tuple[Diagnostic, ...] = ()  # the spec's, for the caller to print
+    python: PythonApi | None = None  # the generated Python API the files print
 
     def plan(self, force: bool = False) -> Plan:
         from mcpgen.write.plan import plan_write
@@ -109,6 +111,7 @@ def build(
     mcpgen's cache, for the next no-op rebuild. Raises SpecError for a bad spec
     (or, under `strict`, for one with warnings), UsageError for an output outside the
     project unless `allow_outside`."""
+    from mcpgen.bind.api import handlers_to_json
     from mcpgen.ir.resolve import resolve
     from mcpgen.render.model_generator import ModelRenderError, warm_up
     from mcpgen.render.package import render_package
@@ -123,11 +126,13 @@ def build(
         progress.stage("resolving", about=_contents(spec))
         api = resolve(spec, raw)
         try:
-            files = render_package(api)
+            rendered = render_package(api)
         except ModelRenderError as exc:
             raise SpecError([*model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
-    manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, files)
-    return Build(api, directory, files, manifest, tuple(warnings))
+    # The manifest keeps the Handlers methods, for the next rebuild to say what changed.
+    handlers = {"handlers": handlers_to_json(rendered.python.handlers)}
+    manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, rendered.files, handlers)
+    return Build(api, directory, rendered.files, manifest, tuple(warnings), rendered.python)
 
 
 def _contents(spec: Spec) -> str:
@@ -187,18 +192,23 @@ class Written:
 
 def write(result: Build, plan: Plan) -> Written:
     """Carry out a plan without conflicts."""
-    from mcpgen.handler_changes import handler_changes, imports_for
+    from mcpgen.handler_changes import (
+        handler_changes,
+        imports_for,
+        recorded_handlers,
+        signatures,
+    )
     from mcpgen.write.atomic import apply
-    from mcpgen.write.manifest import MANIFEST
+    from mcpgen.write.manifest import MANIFEST, recorded_api
 
-    handlers = result.directory / "handlers.py"
-    old_handlers = handlers.read_text(encoding="utf-8") if handlers.exists() else None
+    first_build = not (result.directory / "handlers.py").exists()
+    # What the last build's manifest kept (None for an older manifest: nothing to report).
+    old_handlers = recorded_handlers(recorded_api(result.directory))
     apply(plan)
     written = [name for name in plan.changed if name != MANIFEST]
-    new_handlers = result.files["handlers.py"].decode()
-    added, removed = handler_changes(old_handlers, new_handlers)
-    imports = imports_for(added, new_handlers, result.api.package)
+    added, removed = handler_changes(old_handlers, result.python.handlers if result.python else ())
+    imports = imports_for(added, result.api.package)
     return Written(
-        result.directory, written, plan.removed, len(result.files) - len(written), added, removed, imports, old_handlers is None
+        result.directory, written, plan.removed, len(result.files) - len(written), signatures(added), removed, imports, first_build
     )
 

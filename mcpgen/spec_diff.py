@@ -23,12 +23,12 @@ if TYPE_CHECKING:
 def _generated(spec_path: Path, label: str | None = None) -> Generated:
     """A spec as `diff` compares it: checked, resolved, and its models generated (in memory),
     for the names and signatures of the Python API."""
+    from mcpgen.bind.binder import bind
     from mcpgen.compare.code import Generated
     from mcpgen.ir.resolve import resolve
     from mcpgen.render.model_generator import ModelRenderError
     from mcpgen.render.models import render_models
     from mcpgen.render.package import header
-    from mcpgen.render.views import PythonView
 
     if not spec_path.is_file():
         what = "a folder, not a spec file" if spec_path.is_dir() else "no such spec file"
@@ -39,7 +39,7 @@ def _generated(spec_path: Path, label: str | None = None) -> Generated:
         models = render_models(api, header(api))
     except ModelRenderError as exc:
         raise SpecError(model_diagnostics(spec, api, str(exc), exc.models)) from None
-    return Generated(spec, api, PythonView(api, models.index, models.names))
+    return Generated(spec, api, bind(api, models.index, models.names), models.index)
 
 
 def diff(old_path: Path, new_path: Path) -> list[Change]:

@@ -14,6 +14,9 @@ PACKAGE = ROOT / "mcpgen"
 # The pipeline's stages in order; a module may import its own stage and earlier ones only.
 # `importer` turns a server's listings into spec text: it needs the format (spec, 1) and
 # nothing later; the pipeline builds what it made to compare it with the original.
+# `render` is two stages around `bind`: the models (with the Jinja environment and the
+# formatter they use) before it, the templates' side (RENDER_TEMPLATE_SIDE), which prints
+# what bind decided, after it.
 # `compare` (mcpgen diff) sits beside `write`: both use what render knows, neither the other.
 STAGES = {
     "spec": 1,
@@ -22,29 +25,35 @@ STAGES = {
     "lint": 3,
     "ir": 4,
     "render": 5,
-    "write": 6,
-    "compare": 6,
-    "pipeline": 7,
-    "spec_loading": 7,
-    "spec_lint": 7,
-    "project_starter": 7,
-    "package_directories": 7,
-    "spec_diff": 7,
-    "server_import": 7,
-    "cli": 8,
-    "cli_output": 8,
-    "cli_build": 8,
-    "cli_spec": 8,
-    "cli_lint": 8,
-    "cli_diff": 8,
-    "cli_import": 8,
-    "__main__": 9,
+    "bind": 6,
+    "render.templates": 7,
+    "write": 8,
+    "compare": 8,
+    "pipeline": 9,
+    "spec_loading": 9,
+    "spec_lint": 9,
+    "project_starter": 9,
+    "package_directories": 9,
+    "spec_diff": 9,
+    "server_import": 9,
+    "handler_changes": 9,
+    "cli": 10,
+    "cli_output": 10,
+    "cli_build": 10,
+    "cli_spec": 10,
+    "cli_lint": 10,
+    "cli_diff": 10,
+    "cli_import": 10,
+    "__main__": 11,
 }
-SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, handler_changes, files, terminal: used by any stage
+SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, files, terminal: used by any stage
+RENDER_TEMPLATE_SIDE = {"views", "package", "schema_doc", "starter"}
 
 
 def _stage(module: str) -> int:
     parts = module.split(".")
+    if len(parts) > 2 and parts[1] == "render" and parts[2] in RENDER_TEMPLATE_SIDE:
+        return STAGES["render.templates"]
     return STAGES.get(parts[1], SHARED) if len(parts) > 1 else SHARED
 
 

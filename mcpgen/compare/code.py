@@ -1,31 +1,32 @@
 """CODE changes: what the generated Python API changes for existing handlers and callers.
 
-The facts come from what `build` would generate: the IR's names and the signatures and
-models of `render.views.PythonView`, for the old spec and the new. Handlers implement
+The facts come from what `build` would generate: the IR's names, the methods of the bound
+Python API (`mcpgen.bind.PythonApi`) and the models as the model generator wrote them,
+for the old spec and the new. Handlers implement
 methods, so any change of a handler's signature breaks them; callers call the client, so
 for them a new optional keyword is harmless and a removed or newly required one breaks.
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
+from mcpgen.bind.api import Method, Parameter, PythonApi
 from mcpgen.compare.changes import Change, Place, Severity
 from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
-from mcpgen.render.model_index import Field
-from mcpgen.render.views import PythonView
+from mcpgen.render.model_index import Field, ModelIndex
 from mcpgen.spec.model import Spec
 from mcpgen.spec.source import JsonPath
 
 
 @dataclass(frozen=True)
 class Generated:
-    """One side: the spec, its IR, and the generated code's facts."""
+    """One side: the spec, its IR, the generated Python API, and its models."""
 
     spec: Spec
     api: Api
-    view: PythonView
+    python: PythonApi
+    index: ModelIndex  # the models as the model generator wrote them
 
 
 class _Locations:
@@ -39,12 +40,12 @@ class _Locations:
             if len(path) > 1 and path[-2] == "properties" and isinstance(path[-1], str):
                 self.children.setdefault(path[:-1], []).append(path[-1])
         self.models: dict[str, JsonPath] = dict(side.api.model_sources)
-        models = side.view.index.models
+        models = side.index.models
         pending = list(self.models)
         while pending:
             name = pending.pop()
             for field in models[name].fields if name in models else ():
-                for used in side.view.index.names_in(field.annotation):
+                for used in side.index.names_in(field.annotation):
                     if used in models and used not in self.models:
                         self.models[used] = self.field(name, field.name)
                         pending.append(used)
@@ -76,63 +77,45 @@ class _Method:
     """A tool, resource or prompt as generated: its handler (if one answers it) and client method."""
 
     name: str  # the Python method name
-    handler: str | None  # the Handlers signature
-    client: str  # the client signature
+    handler: Method | None  # the Handlers method
+    client: Method  # the client method
     path: JsonPath
     arguments: str | None = None  # the model of its arguments
     returns: JsonPath | None = None  # where the spec writes what it returns
 
 
-@dataclass(frozen=True)
-class _Signature:
-    parameters: dict[str, tuple[str, bool]]  # keyword -> (annotation, has a default)
-    returns: str
+def _annotation(parameter: Parameter) -> str:
+    """The keyword's annotation as the signature writes it."""
+    return f"{parameter.type} | Unset" if parameter.kind == "optional" else parameter.type.text
 
 
-def _parsed(signature: str) -> _Signature:
-    function = ast.parse(signature + "\n    ...").body[0]
-    assert isinstance(function, ast.AsyncFunctionDef)
-    arguments = function.args
-    keywords = {
-        argument.arg: (ast.unparse(argument.annotation) if argument.annotation else "", default is not None)
-        for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
-    }
-    return _Signature(keywords, ast.unparse(function.returns) if function.returns else "")
-
-
-def _members(annotation: str) -> set[str]:
-    """The members of a union annotation (`int | None` -> {"int", "None"})."""
-    if not annotation:
-        return set()
-    members: set[str] = set()
-    pending = [ast.parse(annotation, mode="eval").body]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            pending += [node.left, node.right]
-        else:
-            members.add(ast.unparse(node))
-    return members
+def _members(parameter: Parameter) -> set[str]:
+    """The members of the keyword's union (`int | None` -> {"int", "None"})."""
+    return set(parameter.type.members) | ({"Unset"} if parameter.kind == "optional" else set())
 
 
 def _methods(side: Generated) -> dict[str, _Method]:
-    view = side.view
-    handled_resources = {resource.name for resource in side.api.handler_resources}
+    python = side.python
+    handled = {method.key for method in python.handlers}
+
+    def handler(key: str) -> Method | None:
+        return python.handler(key) if key in handled else None
 
     def tool(entity: ToolIR) -> _Method:
+        key = f"tools/{entity.name}"
         path = ("tools", entity.name)
         returns = path + ("outputSchema",) if entity.output_model else None
-        signature = view.client_tool(entity).signature
-        return _Method(entity.method, view.tool_signature(entity), signature, path, entity.input_model, returns)
+        client = python.client_method(key)
+        return _Method(entity.method, handler(key), client, path, entity.input_model, returns)
 
     def resource(entity: ResourceIR) -> _Method:
-        handler = view.resource_signature(entity) if entity.name in handled_resources else None
-        return _Method(entity.method, handler, view.client_resource(entity).signature, ("resources", entity.name))
+        key = f"resources/{entity.name}"
+        return _Method(entity.method, handler(key), python.client_method(key), ("resources", entity.name))
 
     def prompt(entity: PromptIR) -> _Method:
-        handler = view.prompt_signature(entity) if entity.messages is None else None
+        key = f"prompts/{entity.name}"
         path = ("prompts", entity.name)
-        return _Method(entity.method, handler, view.client_prompt(entity).signature, path, entity.arguments_model)
+        return _Method(entity.method, handler(key), python.client_method(key), path, entity.arguments_model)
 
     methods = {f"tools.{t.name}": tool(t) for t in side.api.tools}
     methods.update({f"resources.{r.name}": resource(r) for r in side.api.resources})
@@ -173,12 +156,12 @@ def _compare_methods(report: _Report, pairs: dict[str, str]) -> None:
                 "callers of the old name fail, and Handlers subclasses must rename their method",
             )  # fmt: skip
             continue
-        if was.handler != now.handler and was.handler and now.handler:
+        if was.handler and now.handler and was.handler.signature != now.handler.signature:
             # Arguments are the model named for the entity, so what changes is what it returns.
             place = report.at_new(now.returns) if now.returns else report.at_old(was.returns or now.path)
             report.add(
                 "CODE/handler-signature-changed", "error", place, f"{key}.handler",
-                f"`Handlers.{now.name}`: `{was.handler}` -> `{now.handler}`",
+                f"`Handlers.{now.name}`: `{was.handler.signature}` -> `{now.handler.signature}`",
                 "Handlers subclasses must change their method to match (mypy flags them)",
             )  # fmt: skip
         elif was.handler is not None and now.handler is None:
@@ -192,7 +175,7 @@ def _compare_methods(report: _Report, pairs: dict[str, str]) -> None:
                 "CODE/method-added", "info", report.at_new(now.path), f"{key}.handler",
                 f"`Handlers.{now.name}` is now a handler method", "Handlers subclasses must implement it before they start",
             )  # fmt: skip
-        if was.client != now.client:
+        if was.client.signature != now.client.signature:
             _compare_client(report, key, was, now, client)
     for key, now in new.items():
         if key not in pairs.values() and now.handler:
@@ -204,7 +187,8 @@ def _compare_methods(report: _Report, pairs: dict[str, str]) -> None:
 
 def _compare_client(report: _Report, key: str, old: _Method, method: _Method, client: str) -> None:
     name = f"{client}.{method.name}"
-    was, now = _parsed(old.client), _parsed(method.client)
+    was = {parameter.name: parameter for parameter in old.client.keywords}
+    now = {parameter.name: parameter for parameter in method.client.keywords}
 
     def new_place(keyword: str) -> Place:
         """At the property a keyword stands for."""
@@ -212,15 +196,17 @@ def _compare_client(report: _Report, key: str, old: _Method, method: _Method, cl
             return report.at_new(method.path)
         return report.at_new(report.new_locations.field(method.arguments, keyword.rstrip("_")))
 
-    for keyword, (annotation, has_default) in was.parameters.items():
-        if keyword not in now.parameters:
+    for keyword, before in was.items():
+        annotation, has_default = _annotation(before), before.has_default
+        if keyword not in now:
             where = report.old_locations.field(old.arguments, keyword.rstrip("_")) if old.arguments else old.path
             report.add(
                 "CODE/parameter-removed", "error", report.at_old(where), f"{key}.client.{keyword}", f"`{name}` lost keyword `{keyword}`",
                 "callers that pass it fail with a TypeError",
             )  # fmt: skip
             continue
-        new_annotation, new_default = now.parameters[keyword]
+        after = now[keyword]
+        new_annotation, new_default = _annotation(after), after.has_default
         place = new_place(keyword)
         if has_default and not new_default:
             report.add(
@@ -228,50 +214,52 @@ def _compare_client(report: _Report, key: str, old: _Method, method: _Method, cl
                 "callers that leave it out fail with a TypeError",
             )  # fmt: skip
         if annotation != new_annotation:
-            wider = _members(annotation) <= _members(new_annotation)
+            wider = _members(before) <= _members(after)
             report.add(
                 "CODE/parameter-type-changed", "info" if wider else "warning", place, f"{key}.client.{keyword}",
                 f"`{name}`: `{keyword}: {annotation}` -> `{keyword}: {new_annotation}`",
                 "what callers passed is still accepted" if wider else "callers passing the old type may no longer type-check",
             )  # fmt: skip
-    for keyword, (annotation, has_default) in now.parameters.items():
-        if keyword not in was.parameters:
+    for keyword, after in now.items():
+        annotation, has_default = _annotation(after), after.has_default
+        if keyword not in was:
             report.add(
                 "CODE/parameter-added", "info" if has_default else "error", new_place(keyword), f"{key}.client.{keyword}",
                 f"`{name}` gained {'optional' if has_default else 'required'} keyword `{keyword}: {annotation}`",
                 "existing calls still work" if has_default else "callers that leave it out fail with a TypeError",
             )  # fmt: skip
-    if was.returns != now.returns:
+    returns, returned = method.client.returns.text, old.client.returns.text
+    if returned != returns:
         place = report.at_new(method.returns) if method.returns else report.at_old(old.returns or method.path)
         report.add(
-            "CODE/return-type-changed", "warning", place, f"{key}.client", f"`{name}` returns `{now.returns}`, was `{was.returns}`",
+            "CODE/return-type-changed", "warning", place, f"{key}.client", f"`{name}` returns `{returns}`, was `{returned}`",
             "callers that use the result may no longer type-check",
         )  # fmt: skip
 
 
 def _compare_models(report: _Report) -> None:
-    old_view, new_view = report.old.view, report.new.view
-    old_names, new_names = old_view.model_names, new_view.model_names
+    old_side, new_side = report.old, report.new
+    old_names, new_names = list(old_side.python.models), list(new_side.python.models)
     added = [name for name in new_names if name not in old_names]
     old_at, new_at = report.old_locations, report.new_locations
 
-    def fields(view: PythonView, name: str) -> tuple[Field, ...]:
-        model = view.index.models.get(name)
+    def fields(side: Generated, name: str) -> tuple[Field, ...]:
+        model = side.index.models.get(name)
         return model.fields if model else ()
 
     for name in old_names:
         if name in new_names:
-            was, now = _shape(old_view, name), _shape(new_view, name)
+            was, now = _shape(old_side, name), _shape(new_side, name)
             if was != now:
                 report.add(
                     "CODE/model-type-changed", "error", report.at_new(new_at.model(name)), f"models.{name}",
                     f"`{name}` was {was}, is now {now}", "code that builds or reads it the old way fails",
                 )  # fmt: skip
                 continue
-            _compare_fields(report, name, fields(old_view, name), fields(new_view, name))
+            _compare_fields(report, name, fields(old_side, name), fields(new_side, name))
             continue
-        before = fields(old_view, name)
-        renamed = next((other for other in added if before and fields(new_view, other) == before), None)
+        before = fields(old_side, name)
+        renamed = next((other for other in added if before and fields(new_side, other) == before), None)
         if renamed is not None:
             added.remove(renamed)
             report.add(
@@ -285,9 +273,9 @@ def _compare_models(report: _Report) -> None:
             )  # fmt: skip
 
 
-def _shape(view: PythonView, name: str) -> str:
+def _shape(side: Generated, name: str) -> str:
     """What kind of Python object a model name is: a class with fields, a root model, or an alias."""
-    model = view.index.models.get(name)
+    model = side.index.models.get(name)
     if model is None:
         return "a type alias"
     return f"a root model of `{model.root}`" if model.root is not None else "a model class"

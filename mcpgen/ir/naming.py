@@ -11,13 +11,15 @@ import keyword
 import re
 from typing import TYPE_CHECKING
 
+from mcpgen.ir.module_names import GENERATED_MODULES, HANDLERS
+
 if TYPE_CHECKING:
     from mcpgen.spec.model import Server
 
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
 
-# Names a generated method parameter may not take: they are the method's own.
-_TAKEN_PARAMETERS = frozenset({"self", "ctx", "args"})
+# Names a handler's parameter may not take: they are the method's own.
+_TAKEN_PARAMETERS = frozenset(HANDLERS.method_names)
 
 
 def _words(name: str) -> list[str]:
@@ -85,53 +87,9 @@ def prompt_arguments_model(prompt_name: str) -> str:
     return f"{pascal(prompt_name)}Arguments"
 
 
-# Names generated modules define or import beside the models (typing's and pydantic's in
-# the models/ modules, the runtime's and the package's own in __init__.py, the SDK's in
-# client.py and server.py): a shared definition's class may not take one, or it would shadow it.
-RESERVED_MODEL_NAMES = frozenset(
-    {
-        "ABC",
-        "Annotated",
-        "Any",
-        "AwareDatetime",
-        "BaseModel",
-        "Client",
-        "ConfigDict",
-        "Context",
-        "Field",
-        "GeneratedServer",
-        "Handlers",
-        "Limits",
-        "Literal",
-        "Mapping",
-        "Mode",
-        "NaiveDatetime",
-        "NotFoundError",
-        "Optional",
-        "ProgressFnT",
-        "PromptBinding",
-        "ResourceBinding",
-        "ResourceContent",
-        "RootModel",
-        "Self",
-        "Sequence",
-        "Server",
-        "StdioServerParameters",
-        "TemplateBinding",
-        "ToolBinding",
-        "ToolCallError",
-        "ToolContent",
-        "ToolError",
-        "ToolOutputError",
-        "ToolResult",
-        "TracebackType",
-        "TypeAlias",
-        "UNSET",
-        "Union",
-        "Unset",
-        "UriTemplate",
-    }
-)
+# Names generated modules define or import beside the models (see module_names.py): a
+# shared definition's class may not take one, or it would shadow it.
+RESERVED_MODEL_NAMES = frozenset().union(*(module.names for module in GENERATED_MODULES))
 
 
 def definition_model(definition_name: str) -> str:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib.resources import files
 
 from mcpgen import progress
+from mcpgen.bind import PythonApi, bind
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import render_template
 from mcpgen.render.formatting import format_modules
@@ -12,6 +14,7 @@ from mcpgen.render.model_generator import ModelRenderError
 from mcpgen.render.model_index import ModelIndex
 from mcpgen.render.models import render_models
 from mcpgen.render.schema_doc import (
+    prompt_messages_json,
     render_schema_json,
     render_schema_markdown,
     schema_document,
@@ -53,19 +56,26 @@ def _require_classes(api: Api, index: ModelIndex) -> None:
         raise ModelRenderError(f"no class for {', '.join(missing)}", dict.fromkeys(missing, reason))
 
 
-def render_package(api: Api) -> dict[str, bytes]:
+@dataclass(frozen=True)
+class RenderedPackage:
+    files: dict[str, bytes]  # path in the package -> content
+    python: PythonApi  # the generated Python API the files print
+
+
+def render_package(api: Api) -> RenderedPackage:
     top = header(api)
     progress.stage("models")
     models = render_models(api, top)
     # The index reads names and annotations, which formatting does not change.
     index = models.index
     _require_classes(api, index)
-    view = PythonView(api, index, models.names)
-    python = {f"{MODELS_DIRECTORY}/__init__.py": render_template("models_init.py.jinja", api=api, view=view)}
+    python = bind(api, index, models.names)
+    view = PythonView(api, python, index)
+    templated = {f"{MODELS_DIRECTORY}/__init__.py": render_template("models_init.py.jinja", api=api, view=view)}
     for module in TEMPLATED_MODULES:
-        python[module] = render_template(f"{module}.jinja", api=api, view=view)
+        templated[module] = render_template(f"{module}.jinja", api=api, view=view, python=python)
     progress.stage("server, handlers and client")
-    texts = dict(zip(python, format_modules(list(python.values())), strict=True))
+    texts = dict(zip(templated, format_modules(list(templated.values())), strict=True))
     # The model modules are written black-clean (render/black_style/).
     texts |= {f"{MODELS_DIRECTORY}/{module}.py": source for module, source in models.modules.items()}
     for name, source in runtime_sources().items():
@@ -74,7 +84,10 @@ def render_package(api: Api) -> dict[str, bytes]:
     progress.stage("schema.json and SCHEMA.md")
     document = schema_document(api)
     texts["schema.json"] = render_schema_json(document)
+    prompt_messages = prompt_messages_json(api)
+    if prompt_messages is not None:
+        texts["prompts.json"] = prompt_messages
     texts["SCHEMA.md"] = render_schema_markdown(api, document, view)
     rendered = {name: text.encode() for name, text in texts.items()}
     rendered.update(api.package_files)
-    return dict(sorted(rendered.items()))
+    return RenderedPackage(dict(sorted(rendered.items())), python)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mcpgen.bind import bind
 from mcpgen.ir import naming
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import format_python, render_template
@@ -16,5 +17,5 @@ def render_starter_spec(name: str) -> str:
 def render_app(api: Api) -> str:
     """The starter implementation: a stub for every Handlers method."""
     models = render_models(api, "")  # as the package's build made them (from the cache)
-    view = PythonView(api, models.index, models.names)
+    view = PythonView(api, bind(api, models.index, models.names), models.index)
     return format_python(render_template("app.py.jinja", api=api, view=view))

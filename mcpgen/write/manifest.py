@@ -18,8 +18,12 @@ from mcpgen.write.fingerprint import generator_fingerprint
 MANIFEST = ".mcpgen.json"
 
 
-def manifest_text(spec_name: str, spec_hash: str, inputs: dict[str, str], files: dict[str, bytes]) -> bytes:
-    document = {
+def manifest_text(
+    spec_name: str, spec_hash: str, inputs: dict[str, str], files: dict[str, bytes], api: object = None
+) -> bytes:
+    """`api`: what the next rebuild compares its own API with (the Handlers methods, as
+    `mcpgen.bind` writes them), kept under "api" when given."""
+    document: dict[str, object] = {
         "generator": "mcpgen",
         "version": __version__,
         "format": FORMAT_VERSION,
@@ -28,7 +32,17 @@ def manifest_text(spec_name: str, spec_hash: str, inputs: dict[str, str], files:
         "spec": {"name": spec_name, "sha256": spec_hash, "inputs": inputs},
         "files": {name: sha256(data) for name, data in sorted(files.items())},
     }
-    return (json.dumps(document, indent=2) + "\n").encode()
+    if api is not None:
+        document["api"] = _API_PLACE
+    text = json.dumps(document, indent=2)
+    if api is not None:
+        # On one line: a diff of the manifest shows files, not the API's every parameter.
+        compact = json.dumps(api, separators=(",", ":"), sort_keys=True)
+        text = text.replace(json.dumps(_API_PLACE), compact, 1)
+    return (text + "\n").encode()
+
+
+_API_PLACE = "\0api\0"  # no other value of the document can be this string
 
 
 def _manifest_document(directory: Path) -> dict[str, Any]:
@@ -43,6 +57,12 @@ def read_manifest(directory: Path) -> dict[str, str]:
     """The generated files recorded by the last build, by name -> hash ({} if none)."""
     files = _manifest_document(directory).get("files")
     return {str(name): str(digest) for name, digest in files.items()} if isinstance(files, dict) else {}
+
+
+def recorded_api(directory: Path) -> object:
+    """What the last build kept of its API ("api"), None when its manifest has none (no
+    build yet, or one older than the key)."""
+    return _manifest_document(directory).get("api")
 
 
 def recorded_spec_hash(directory: Path) -> str | None:

@@ -1,0 +1,169 @@
+"""What each generated module binds besides the spec's own names, declared once.
+
+Every module of a generated package (handlers.py, client.py, server.py, __init__.py and
+the models) binds names of its own: what it may import, what its template defines, and
+what its methods bind beside their arguments. A name taken from the spec (a shared
+definition's class, a client method's keyword) must not take one of them, or it would
+shadow it. The binding stage (`mcpgen.bind`) picks its imports from these tables and
+builds each module's `Scope` from them; the resolver's `RESERVED_MODEL_NAMES` is their
+union. The test `test_scopes.py` checks, by reading the generated modules, that nothing
+a module binds is missing here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Import:
+    """One imported name: `from module import name [as alias]`, or `import module [as alias]`
+    when `name` is empty. A relative module (`.models`) is the generated package's own.
+    `type_checking`: imported for the type checker only (`if TYPE_CHECKING:`)."""
+
+    module: str
+    name: str = ""
+    alias: str = ""
+    type_checking: bool = False
+
+    @property
+    def bound(self) -> str:
+        """The name the import binds in the importing module."""
+        return self.alias or self.name or self.module.split(".")[0]
+
+    @property
+    def spelled(self) -> str:
+        """`name` or `name as alias` (for a plain import: `module` or `module as alias`)."""
+        original = self.name or self.module
+        return f"{original} as {self.alias}" if self.alias else original
+
+
+def _from(module: str, *names: str) -> tuple[Import, ...]:
+    return tuple(Import(module, name.partition(" as ")[0], name.partition(" as ")[2]) for name in names)
+
+
+@dataclass(frozen=True)
+class ModuleNames:
+    """The names one generated module may bind whatever the spec says."""
+
+    module: str
+    imports: tuple[Import, ...]  # every import the module may make, beside the models'
+    defines: tuple[str, ...]  # what its template defines at the top level
+    method_names: tuple[str, ...] = ()  # what its methods bind beside their arguments
+
+    def imported(self, name: str) -> Import:
+        """The import of this table that binds `name`."""
+        return next(item for item in self.imports if item.bound == name)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset({item.bound for item in self.imports} | set(self.defines))
+
+
+FUTURE = Import("__future__", "annotations")
+TYPE_CHECKING = Import("typing", "TYPE_CHECKING")
+SDK_TYPES = Import("mcp_types", alias="types")
+
+# The runtime's public names, by the module of the generated package's `_runtime` that
+# defines them: the package's __init__.py exports them.
+RUNTIME_EXPORTS = (
+    *_from("._runtime.client", "UNSET", "ToolCallError", "ToolOutputError", "Unset"),
+    *_from(
+        "._runtime.content",
+        "ResourceContent",
+        "ToolContent",
+        "ToolResult",
+        "audio",
+        "embedded_resource",
+        "image",
+        "resource_link",
+        "text",
+    ),
+    *_from("._runtime.context", "Context", "elicitation", "roots", "sampling"),
+    *_from("._runtime.errors", "NotFoundError", "ToolError"),
+    *_from("._runtime.limits", "Limits"),
+    *_from("._runtime.server", "GeneratedServer"),
+)
+# What the package's __init__.py imports from its own server and handlers modules.
+PACKAGE_ENTRY_POINTS = (*_from(".handlers", "Handlers"), *_from(".server", "create_app", "create_server", "run"))
+
+HANDLERS = ModuleNames(
+    "handlers.py",
+    (
+        FUTURE,
+        TYPE_CHECKING,
+        SDK_TYPES,
+        *_from("abc", "ABC", "abstractmethod"),
+        *_from("collections.abc", "Sequence"),
+        *_from("._runtime.context", "Context"),
+        *_from("._runtime.content", "ResourceContent", "ToolContent", "ToolResult"),
+    ),
+    ("Handlers",),
+    # A handler's own parameters: a URI-template variable or prompt argument yields to them.
+    ("self", "ctx", "args"),
+)
+
+CLIENT = ModuleNames(
+    "client.py",
+    (
+        FUTURE,
+        TYPE_CHECKING,
+        SDK_TYPES,
+        *_from("collections.abc", "Mapping", "Sequence"),
+        *_from("types", "TracebackType"),
+        *_from("typing", "Any", "Literal", "Self"),
+        *_from("mcp", "Client", "StdioServerParameters"),
+        *_from("mcp.shared.dispatcher", "ProgressFnT"),
+        *_from("mcp.shared.uri_template", "UriTemplate"),
+        # Helpers are reached through `_client.`: no argument name (snake_case, never with a
+        # leading underscore) can shadow them. Their types are imported by name, for signatures.
+        *_from("._runtime", "client as _client", "client_headers as _client_headers"),
+        *_from("._runtime.client", "Mode", "UNSET", "Unset"),
+        *_from(".", "models as _models"),
+        Import("mcp.server.lowlevel", "Server", type_checking=True),
+    ),
+    ("PARAM_HEADERS",),  # and the client class, named after the server
+    ("self", "on_progress", "arguments", "result", "value", "uri", "reference"),
+)
+
+SERVER = ModuleNames(
+    "server.py",
+    (
+        FUTURE,
+        *_from("collections.abc", "Sequence"),
+        *_from("typing", "Any"),
+        *_from("._runtime.limits", "Limits"),
+        *_from("._runtime.server", "GeneratedServer", "build_server"),
+        *_from("._runtime.serving", "http_app", "serve"),
+        *_from(".handlers", "Handlers"),
+        *_from("._runtime.tools", "ToolBinding"),
+        *_from("._runtime.resources", "ResourceBinding", "TemplateBinding"),
+        *_from("._runtime.prompts", "PromptBinding"),
+        # Bindings name models lazily (`lambda: models.X`): see _runtime/model_ref.py.
+        *_from(".", "models"),
+    ),
+    ("COMPLETIONS", "create_server", "run", "create_app"),
+)
+
+PACKAGE_INIT = ModuleNames(
+    "__init__.py",
+    (FUTURE, TYPE_CHECKING, *RUNTIME_EXPORTS, *PACKAGE_ENTRY_POINTS, *_from(".", "models as _models")),
+    ("__all__", "__getattr__"),  # and the client class, exported lazily
+)
+
+# The models package: what the model generator (datamodel-code-generator) imports from
+# typing and pydantic into each module, the type aliases of definitions without a class of
+# their own, and what models/__init__.py binds to import each module when first asked.
+MODELS = ModuleNames(
+    "models",
+    (
+        FUTURE,
+        TYPE_CHECKING,
+        *_from("typing", "Annotated", "Any", "Literal", "Optional", "TypeAlias", "Union"),
+        *_from("pydantic", "AwareDatetime", "BaseModel", "ConfigDict", "Field", "NaiveDatetime", "RootModel"),
+        *_from("importlib", "import_module as _import_module"),
+    ),
+    ("_MODULES", "__all__", "__getattr__", "__dir__"),
+)
+
+GENERATED_MODULES = (HANDLERS, CLIENT, SERVER, PACKAGE_INIT, MODELS)
