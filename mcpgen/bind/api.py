@@ -159,14 +159,6 @@ class ModuleImports:
 
     imports: tuple[Import, ...] = ()
 
-    @property
-    def run_time(self) -> tuple[Import, ...]:
-        return tuple(item for item in self.imports if not item.type_checking)
-
-    @property
-    def checked(self) -> tuple[Import, ...]:
-        return tuple(item for item in self.imports if item.type_checking)
-
 
 @dataclass(frozen=True)
 class PythonApi:

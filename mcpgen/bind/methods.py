@@ -8,8 +8,6 @@ model's fields, renamed where client.py binds the name), and returns what the se
 
 from __future__ import annotations
 
-import functools
-
 from mcpgen.bind.api import Method, Parameter, Scope
 from mcpgen.bind.parameters import field_parameters
 from mcpgen.bind.types import ModelTypes, TypeRef, generic, named
@@ -90,10 +88,6 @@ class MethodBinder:
         methods += [self._prompt_completion(prompt) for prompt in self.api.prompts if prompt.arguments]
         methods += [self._template_completion(resource) for resource in self.api.resource_templates]
         return tuple(methods)
-
-    @functools.cached_property
-    def _client_names(self) -> frozenset[str]:
-        return self.client_scope.names | self.client_scope.method_names
 
     def tool_parameters(self, tool: ToolIR) -> list[Parameter]:
         """A tool method's keyword arguments: the input model's fields, renamed (`self_`)
