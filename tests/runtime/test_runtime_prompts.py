@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import base64
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
 
 import mcp_types as types
 import pytest
@@ -11,6 +16,8 @@ from mcp.shared.exceptions import MCPError
 from toy_server.server import create_server
 
 from mcpgen.runtime.prompt_templates import render_template
+
+TOY = Path(__file__).parent / "toy_server"
 
 pytestmark = pytest.mark.anyio
 MODES = ["auto", "legacy"]  # 2026-07-28 in process, and the 2025-11-25 handshake
@@ -104,3 +111,30 @@ async def test_completion() -> None:
     )
     assert handler.completion.values == ["apple", "apricot"]
     assert nothing.completion.values == []
+
+
+@pytest.mark.slow  # a subprocess
+def test_spec_messages_are_read_from_a_zipped_package(tmp_path: Path) -> None:
+    """prompts.json is package data, read with importlib.resources: a package imported from
+    a zip serves its spec messages as one imported from a folder does."""
+    archive = tmp_path / "toy.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted(TOY.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                zipped.write(path, path.relative_to(TOY.parent).as_posix())
+    script = (
+        "import anyio\n"
+        "from mcp import Client\n"
+        "import toy_server\n"
+        "from toy_server.server import create_server\n"
+        "async def main():\n"
+        "    async with Client(create_server()) as client:\n"
+        "        result = await client.get_prompt('greet', {'name': 'Ada', 'tone': 'warm'})\n"
+        "    print(toy_server.__file__)\n"
+        "    print(result.messages[0].content.text)\n"
+        "anyio.run(main)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(archive)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [str(archive / "toy_server" / "__init__.py"), "Greet Ada in a warm tone."]
