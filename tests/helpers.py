@@ -37,6 +37,24 @@ CONFORMANCE_APP = CONFORMANCE / "app.py"
 # Real servers' captured list answers (see its README); tests/test_corpus.py turns each into a spec.
 CORPUS = ROOT / "tests" / "corpus"
 
+# Where 2020-12 keywords hold subschemas, written out here rather than taken from
+# mcpgen.spec.json_schema, so that tests walk schemas without trusting the walker they test.
+SCHEMA_MAPS = ("$defs", "properties", "patternProperties", "dependentSchemas")
+SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+SCHEMA_VALUES = (
+    "not",
+    "if",
+    "then",
+    "else",
+    "items",
+    "contains",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+)
+
 MINIMAL = """\
 mcpgen: 1
 server: {name: demo, version: "1"}
@@ -259,8 +277,14 @@ def assert_violations(text: str, tool: str, expected: list[tuple[str, str]]) -> 
 
 def wire(model: Any) -> dict[str, Any]:
     """A pydantic model of the SDK as it goes over the wire."""
-    dumped: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
-    return dumped
+    as_sent: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return as_sent
+
+
+def dumped(model: Any) -> Any:
+    """A pydantic model of the SDK as JSON, with only the fields that were set: defaults a
+    server left out stay out."""
+    return model.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 
 # --- the command line ------------------------------------------------------------------------

@@ -25,7 +25,15 @@ import httpx2 as httpx
 import jsonschema_rs
 import mcp_types as types
 import pytest
-from helpers import EXAMPLE_APP, GENERATED, ROOT, http_server, imported
+from helpers import (
+    EXAMPLE_APP,
+    GENERATED,
+    ROOT,
+    dumped,
+    http_server,
+    imported,
+    stub_implementation,
+)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -248,17 +256,6 @@ def served_output(schema: Json, definitions: dict[str, Json]) -> Json:
     return wrapped
 
 
-def stub_handlers(package: Any) -> Any:
-    async def stub(*args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
-
-    return type("Stub", (package.Handlers,), dict.fromkeys(package.Handlers.__abstractmethods__, stub))()
-
-
-def dumped(model: Any) -> Any:
-    return model.model_dump(by_alias=True, exclude_unset=True, mode="json")
-
-
 COUNTER = itertools.count()
 
 
@@ -293,9 +290,9 @@ def test_random_valid_specs_build_and_serve_their_schemas_exactly(spec: dict[str
     async def serve() -> None:
         with imported(package, result.directory.parent) as module:
             for mode in ("auto", "legacy"):
-                async with Client(module.create_server(stub_handlers(module)), mode=mode) as client:
+                async with Client(module.create_server(stub_implementation(module.Handlers)), mode=mode) as client:
                     assert [dumped(tool) for tool in (await client.list_tools()).tools] == expected
-            async with Client(module.create_server(stub_handlers(module)), mode="auto") as client:
+            async with Client(module.create_server(stub_implementation(module.Handlers)), mode="auto") as client:
                 if spec["resources"]:  # a server without any does not offer the method
                     resources = [dumped(r) for r in (await client.list_resources()).resources]
                     assert resources == document["resources/list"]["resources"]

@@ -50,7 +50,15 @@ from urllib.parse import urldefrag, urljoin
 
 import anyio
 import pytest
-from helpers import ROOT, build_and_write, identical, imported
+from helpers import (
+    ROOT,
+    SCHEMA_LISTS,
+    SCHEMA_MAPS,
+    SCHEMA_VALUES,
+    build_and_write,
+    identical,
+    imported,
+)
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
@@ -249,23 +257,9 @@ LEGACY_SAMPLE = 3  # calls per file repeated in mode="legacy"
 
 # --- relocating a case schema under the tool's object root -----------------------------------
 
-# Where 2020-12 keywords hold subschemas; everything else (const, enum, default, unknown
-# keywords, property names) is data, and a "$ref" or "$id" there means nothing.
-_SCHEMA_MAPS = ("$defs", "properties", "patternProperties", "dependentSchemas")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_VALUES = (
-    "not",
-    "if",
-    "then",
-    "else",
-    "items",
-    "contains",
-    "additionalProperties",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contentSchema",
-)
+# Subschemas are where helpers.SCHEMA_MAPS, SCHEMA_LISTS and SCHEMA_VALUES say; everything else
+# (const, enum, default, unknown keywords, property names) is data, and a "$ref" or "$id"
+# there means nothing.
 
 
 def subschemas(schema: Any) -> Iterator[dict[str, Any]]:
@@ -281,15 +275,15 @@ def _located(schema: Any, base: str) -> Iterator[tuple[dict[str, Any], str]]:
     if isinstance(schema.get("$id"), str):
         base = urljoin(base, schema["$id"])
     yield schema, base
-    for key in _SCHEMA_MAPS:
+    for key in SCHEMA_MAPS:
         if isinstance(schema.get(key), dict):
             for child in schema[key].values():
                 yield from _located(child, base)
-    for key in _SCHEMA_LISTS:
+    for key in SCHEMA_LISTS:
         if isinstance(schema.get(key), list):
             for child in schema[key]:
                 yield from _located(child, base)
-    for key in _SCHEMA_VALUES:
+    for key in SCHEMA_VALUES:
         if key in schema:
             yield from _located(schema[key], base)
 

@@ -31,7 +31,7 @@ from urllib.parse import quote
 
 import mcp_types as types
 import pytest
-from helpers import ROOT, imported
+from helpers import ROOT, dumped, imported, stub_implementation
 from mcp import Client
 
 from mcpgen.json_types import Json
@@ -582,21 +582,10 @@ async def test_planted_spec_builds_imports_runs_nothing_and_serves_it_exactly(bu
     assert not pwned(tmp_path) and not pwned(Path.cwd())
 
 
-def stub_handlers(package: Any) -> Any:
-    async def stub(*args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
-
-    return type("Stub", (package.Handlers,), dict.fromkeys(package.Handlers.__abstractmethods__, stub))()
-
-
-def dumped(model: Any) -> Any:
-    return model.model_dump(by_alias=True, exclude_unset=True, mode="json")
-
-
 async def assert_serves_exactly(package: Any, built: Built, mode: str) -> None:
     spec = built.planted.spec
     document = json.loads((built.directory / "schema.json").read_text(encoding="utf-8"))
-    async with Client(package.create_server(stub_handlers(package)), mode=mode) as client:
+    async with Client(package.create_server(stub_implementation(package.Handlers)), mode=mode) as client:
         info = dumped(client.server_info)
         for entry in spec_format.SERVER_KEYS:
             if entry.served and entry.name in spec["server"]:

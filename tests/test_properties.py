@@ -51,7 +51,16 @@ import jsonschema_rs
 import pytest
 import yaml
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from helpers import CORPUS, ROOT, build_and_write, corpus_spec, identical
+from helpers import (
+    CORPUS,
+    ROOT,
+    SCHEMA_LISTS,
+    SCHEMA_MAPS,
+    SCHEMA_VALUES,
+    build_and_write,
+    corpus_spec,
+    identical,
+)
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
@@ -266,21 +275,9 @@ def serving(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 # --- generating values -----------------------------------------------------------------------
 
-# Where 2020-12 keywords hold subschemas.
-_SCHEMA_MAPS = ("$defs", "definitions", "properties", "patternProperties", "dependentSchemas")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_VALUES = (
-    "not",
-    "if",
-    "then",
-    "else",
-    "items",
-    "contains",
-    "additionalProperties",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
+# Where subschemas are: 2020-12's keywords (helpers.SCHEMA_MAPS...), and draft-07's
+# `definitions`, which specs still write.
+_SCHEMA_MAPS = (*SCHEMA_MAPS, "definitions")
 
 
 def _aliased(name: str) -> bool:
@@ -310,9 +307,9 @@ def for_generation(schema: Any) -> Any:
     for key, value in schema.items():
         if key in _SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {name: for_generation(sub) for name, sub in value.items()}
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
+        elif key in SCHEMA_LISTS and isinstance(value, list):
             out[key] = [for_generation(sub) for sub in value]
-        elif key in _SCHEMA_VALUES:
+        elif key in SCHEMA_VALUES:
             out[key] = for_generation(value)
         else:
             out[key] = value
@@ -349,7 +346,7 @@ def cases(with_output: bool) -> list[Any]:
                 continue
             known = XFAIL.get((prop, source, tool))
             marks = [pytest.mark.xfail(strict=True, reason=known[0])] if known else []
-            if task_only:  # a plain call is refused (-32601, -32003): the task tests call it
+            if task_only:  # a plain call is refused (-32601, -32021): the task tests call it
                 marks.append(pytest.mark.skip(reason=f"{tool} runs only as a task"))
             found.append(pytest.param(source, tool, id=f"{source}/{tool}", marks=marks))
     return found
