@@ -17,14 +17,14 @@ from mcpgen.spec_loading import load_spec
 
 if TYPE_CHECKING:
     from mcpgen.compare.changes import Change
-    from mcpgen.compare.code import Generated
+    from mcpgen.compare.code import BuiltSide
 
 
-def _generated(spec_path: Path, label: str | None = None) -> Generated:
+def _generated(spec_path: Path, label: str | None = None) -> BuiltSide:
     """A spec as `diff` compares it: checked, resolved, and its models generated (in memory),
     for the names and signatures of the Python API."""
     from mcpgen.bind.binder import bind
-    from mcpgen.compare.code import Generated
+    from mcpgen.compare.code import BuiltSide
     from mcpgen.ir.resolve import resolve
     from mcpgen.render.model_generator import ModelRenderError
     from mcpgen.render.models import render_models
@@ -39,7 +39,7 @@ def _generated(spec_path: Path, label: str | None = None) -> Generated:
         models = render_models(api, header(api))
     except ModelRenderError as exc:
         raise SpecError(model_diagnostics(spec, api, str(exc), exc.models)) from None
-    return Generated(spec, api, bind(api, models.index, models.names), models.index)
+    return BuiltSide(spec, api, bind(api, models.index, models.names), models.index)
 
 
 def diff(old_path: Path, new_path: Path) -> list[Change]:
@@ -65,7 +65,7 @@ def diff_against(ref: str, spec_path: Path) -> list[Change]:
     return _diff(old, new)
 
 
-def _diff(old: Generated, new: Generated) -> list[Change]:
+def _diff(old: BuiltSide, new: BuiltSide) -> list[Change]:
     from mcpgen.compare.code import compare_code
     from mcpgen.compare.entities import compare_wire
 

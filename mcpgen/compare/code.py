@@ -20,7 +20,7 @@ from mcpgen.spec.source import JsonPath
 
 
 @dataclass(frozen=True)
-class Generated:
+class BuiltSide:
     """One side: the spec, its IR, the generated Python API, and its models."""
 
     spec: Spec
@@ -34,7 +34,7 @@ class _Locations:
     schema, or, for a class the model generator made for a nested object, the property
     that holds it; a field at its property."""
 
-    def __init__(self, side: Generated) -> None:
+    def __init__(self, side: BuiltSide) -> None:
         self.children: dict[JsonPath, list[str]] = {}  # a `properties` mapping -> its names
         for path in side.spec.source.keys:
             if len(path) > 1 and path[-2] == "properties" and isinstance(path[-1], str):
@@ -94,7 +94,7 @@ def _members(parameter: Parameter) -> set[str]:
     return set(parameter.type.members) | ({"Unset"} if parameter.kind == "optional" else set())
 
 
-def _methods(side: Generated) -> dict[str, _Method]:
+def _methods(side: BuiltSide) -> dict[str, _Method]:
     python = side.python
     handled = {method.key for method in python.handlers}
 
@@ -124,7 +124,7 @@ def _methods(side: Generated) -> dict[str, _Method]:
 
 
 class _Report:
-    def __init__(self, old: Generated, new: Generated) -> None:
+    def __init__(self, old: BuiltSide, new: BuiltSide) -> None:
         self.old, self.new = old, new
         self.old_locations, self.new_locations = _Locations(old), _Locations(new)
         self.changes: list[Change] = []
@@ -243,7 +243,7 @@ def _compare_models(report: _Report) -> None:
     added = [name for name in new_names if name not in old_names]
     old_at, new_at = report.old_locations, report.new_locations
 
-    def fields(side: Generated, name: str) -> tuple[Field, ...]:
+    def fields(side: BuiltSide, name: str) -> tuple[Field, ...]:
         model = side.index.models.get(name)
         return model.fields if model else ()
 
@@ -273,7 +273,7 @@ def _compare_models(report: _Report) -> None:
             )  # fmt: skip
 
 
-def _shape(side: Generated, name: str) -> str:
+def _shape(side: BuiltSide, name: str) -> str:
     """What kind of Python object a model name is: a class with fields, a root model, or an alias."""
     model = side.index.models.get(name)
     if model is None:
@@ -330,7 +330,7 @@ def _compare_fields(report: _Report, model: str, was: tuple[Field, ...], now: tu
             )  # fmt: skip
 
 
-def compare_code(old: Generated, new: Generated, pairs: dict[str, str]) -> list[Change]:
+def compare_code(old: BuiltSide, new: BuiltSide, pairs: dict[str, str]) -> list[Change]:
     """Every CODE change from `old` to `new`; `pairs` are the entities in both (renames too)."""
     report = _Report(old, new)
     if old.api.package != new.api.package:
