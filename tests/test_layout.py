@@ -46,7 +46,7 @@ STAGES = {
     "cli_import": 10,
     "__main__": 11,
 }
-SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, files, terminal: used by any stage
+SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, files, terminal, json_types: used by any stage
 RENDER_TEMPLATE_SIDE = {"views", "package", "schema_doc", "starter"}
 
 
