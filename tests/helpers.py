@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import yaml
 
 from mcpgen.diagnostics import Diagnostic, SpecError
 from mcpgen.pipeline import Build, build, validate
@@ -55,6 +56,12 @@ SCHEMA_VALUES = (
     "contentSchema",
 )
 
+# The protocol version each client mode of the SDK speaks.
+ERA = {"auto": "2026-07-28", "legacy": "2025-11-25"}
+
+# The keys every spec starts with; `spec_text` adds sections to them.
+BASE_SPEC = {"mcpgen": 1, "server": {"name": "demo", "version": "1"}}
+
 MINIMAL = """\
 mcpgen: 1
 server: {name: demo, version: "1"}
@@ -76,6 +83,11 @@ def readme_block(language: str, after: str) -> str:
     match = re.compile(rf"```{language}\n(.*?)```", re.DOTALL).search(readme, start)
     assert match, f"no {language} block after {after!r}"
     return match.group(1)
+
+
+def spec_text(**sections: Any) -> str:
+    """A spec's YAML: `BASE_SPEC` and `sections` (tools=..., resources=...), in that order."""
+    return yaml.safe_dump({**BASE_SPEC, **sections}, sort_keys=False)
 
 
 def write_spec(directory: Path, text: str, name: str = "spec.yaml") -> Path:

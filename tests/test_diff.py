@@ -13,19 +13,13 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import ROOT, readme_block, write_spec
+from helpers import BASE_SPEC, ROOT, readme_block, spec_text, write_spec
 
 from mcpgen.cli import main
 from mcpgen.compare.changes import Change
 from mcpgen.compare.entities import compare_wire
 from mcpgen.spec_diff import diff
 from mcpgen.spec_loading import load_spec
-
-BASE = {"mcpgen": 1, "server": {"name": "demo", "version": "1"}}
-
-
-def spec_text(**sections: Any) -> str:
-    return yaml.safe_dump({**BASE, **sections}, sort_keys=False)
 
 
 def wire_changes(tmp_path: Path, old: str, new: str) -> list[Change]:
@@ -428,11 +422,11 @@ def test_capabilities_are_compared_as_announced(tmp_path: Path) -> None:
     # Declaring a capability that contents imply changes nothing on the wire, nor does
     # taking the declaration away; `completions: false` takes completion away.
     with_prompt = {"prompts": {"p": {"arguments": [{"name": "a"}]}}}
-    declared = spec_text(server={**BASE["server"], "capabilities": {"prompts": {}}}, **with_prompt)
+    declared = spec_text(server={**BASE_SPEC["server"], "capabilities": {"prompts": {}}}, **with_prompt)
     implied = spec_text(**with_prompt)
     assert wire_changes(tmp_path, declared, implied) == []
     assert wire_changes(tmp_path, implied, declared) == []
-    no_completion = spec_text(server={**BASE["server"], "capabilities": {"completions": False}}, **with_prompt)
+    no_completion = spec_text(server={**BASE_SPEC["server"], "capabilities": {"completions": False}}, **with_prompt)
     [removed] = wire_changes(tmp_path, implied, no_completion)
     assert (removed.rule, removed.severity, removed.message) == (
         "WIRE/capability-removed",

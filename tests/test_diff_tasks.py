@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import write_spec
+from helpers import BASE_SPEC, write_spec
 
 from mcpgen.compare.entities import compare_wire
 from mcpgen.spec_loading import load_spec
 
-BASE = {"mcpgen": 1, "server": {"name": "demo", "version": "1"}}
 ABSENT = None
 
 
@@ -24,7 +23,7 @@ def spec_text(task_support: str | None, execution: dict[str, Any] | None = None)
         tool["execution"] = {"taskSupport": task_support}
     elif execution is not None:
         tool["execution"] = execution
-    return yaml.safe_dump({**BASE, "tools": {"job": tool}}, sort_keys=False)
+    return yaml.safe_dump({**BASE_SPEC, "tools": {"job": tool}}, sort_keys=False)
 
 
 def task_findings(tmp_path: Path, old: str, new: str) -> list[tuple[str, str, str]]:

@@ -11,20 +11,13 @@ from typing import Any
 
 import anyio
 import pytest
-import yaml
-from helpers import build_and_write, imported, run_mcpgen, write_spec
+from helpers import build_and_write, imported, run_mcpgen, spec_text, write_spec
 from mcp import Client
 
 from mcpgen.compare.changes import Change
 from mcpgen.compare.entities import compare_wire
 from mcpgen.compare.keywords import FORMAT_ASSERTING_DIALECTS, asserts_format
 from mcpgen.spec_loading import load_spec
-
-BASE = {"mcpgen": 1, "server": {"name": "demo", "version": "1"}}
-
-
-def spec_text(**sections: Any) -> str:
-    return yaml.safe_dump({**BASE, **sections}, sort_keys=False)
 
 
 def wire_changes(tmp_path: Path, old: str, new: str) -> list[Change]:

@@ -32,6 +32,7 @@ from gift_server import (
     create_server,
 )
 from helpers import (
+    ERA,
     EXAMPLE,
     EXAMPLE_APP,
     GENERATED,
@@ -54,7 +55,6 @@ SCHEMA_JSON = json.loads((GENERATED / "schema.json").read_text(encoding="utf-8")
 CATALOG = json.loads((EXAMPLE / "catalog.json").read_text(encoding="utf-8"))
 WIDGET_HTML = (EXAMPLE / "gifts.html").read_text(encoding="utf-8")
 
-ERA = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 CATALOG_URI = "mcp://gift-server/resources/gift_catalog"
 WIDGET_URI = "ui://widget/gifts.html"
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from helpers import (
+    ERA,
     ROOT,
     assert_violations,
     build_and_write,
@@ -36,7 +37,6 @@ HERE = ROOT / "tests" / "kitchen_sink"
 PACKAGE = HERE / "kitchen_sink"
 BROKEN_SPEC = HERE / "broken.yaml"
 
-ERA = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 
 app = load_module("kitchen_sink_app", HERE / "app.py")  # puts tests/kitchen_sink on sys.path
 kitchen_sink = sys.modules["kitchen_sink"]

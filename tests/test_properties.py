@@ -53,6 +53,7 @@ import yaml
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from helpers import (
     CORPUS,
+    ERA,
     ROOT,
     SCHEMA_LISTS,
     SCHEMA_MAPS,
@@ -76,7 +77,6 @@ CORPUS_NAMES = sorted(path.stem for path in CORPUS.glob("*.json"))
 SOURCES = [f"spec:{name}" for name in SPEC_NAMES] + [f"corpus:{name}" for name in CORPUS_NAMES]
 
 MODES = ("auto", "legacy")
-ERA = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 CALL_TIMEOUT = 30.0
 
 # MCPGEN_PROPERTY_EXAMPLES=500 explores further (a bug hunt); CI runs the default.
