@@ -35,9 +35,9 @@ def _groups(spec: Path) -> list[dict[str, Any]]:
     seen: list[list[dict[str, Any]]] = []
     generate_groups = models.generate_groups
 
-    def recorded(groups: Any) -> Any:
+    def recorded(groups: Any, *arguments: Any) -> Any:
         seen.append(list(groups))
-        return generate_groups(groups)
+        return generate_groups(groups, *arguments)
 
     models.generate_groups = recorded  # observed, not replaced: the build runs as it would
     try:

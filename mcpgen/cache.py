@@ -86,34 +86,44 @@ def _behind(warm_up: Callable[[], None]) -> None:
 
 
 def computed(
-    kind: str, keys: Sequence[str], inputs: Sequence[Input], compute: Callable[[Input], str], per_worker: int
+    kind: str,
+    keys: Sequence[str],
+    inputs: Sequence[Input],
+    compute: Callable[[Input], str],
+    per_worker: int,
+    *,
+    use_cache: bool = True,
+    use_workers: bool = True,
 ) -> list[str]:
     """`compute(input)` for each input, read from the cache under its key where it is there,
-    else computed and cached. What is missing is computed by worker processes when there
-    are at least `per_worker` inputs for each of two or more; `compute` must be picklable
-    (a module-level function)."""
-    outputs = [read(kind, key) for key in keys]
+    else computed and cached (neither without `use_cache`). What is missing is computed by
+    worker processes when there are at least `per_worker` inputs for each of two or more
+    (never without `use_workers`); `compute` must be picklable (a module-level function)."""
+    outputs = [read(kind, key) if use_cache else None for key in keys]
     missing = [index for index, output in enumerate(outputs) if output is None]
     todo = [inputs[index] for index in missing]
-    count = min(os.cpu_count() or 1, len(todo) // per_worker)
+    count = min(os.cpu_count() or 1, len(todo) // per_worker) if use_workers else 1
     # Small chunks: a large last chunk keeps one worker busy while the other waits.
     # Chunks only where there are many jobs, each too small to repay its round trip.
     chunks = max(1, min(8, len(todo) // (32 * max(count, 1))))
-    if _started is not None and todo:
-        _store(kind, keys, outputs, missing, _started.imap(compute, todo, chunksize=chunks))
+    store = kind if use_cache else None
+    if _started is not None and todo and use_workers:
+        _store(store, keys, outputs, missing, _started.imap(compute, todo, chunksize=chunks))
     elif count > 1:
         with ProcessPoolExecutor(max_workers=count) as pool:
-            _store(kind, keys, outputs, missing, pool.map(compute, todo, chunksize=chunks))
+            _store(store, keys, outputs, missing, pool.map(compute, todo, chunksize=chunks))
     else:
-        _store(kind, keys, outputs, missing, (compute(each) for each in todo))
+        _store(store, keys, outputs, missing, (compute(each) for each in todo))
     return [output or "" for output in outputs]
 
 
-def _store(kind: str, keys: Sequence[str], outputs: list[str | None], missing: list[int], results: Iterator[str]) -> None:
-    """Each result into `outputs` and the cache as it comes, the count on the progress line."""
+def _store(kind: str | None, keys: Sequence[str], outputs: list[str | None], missing: list[int], results: Iterator[str]) -> None:
+    """Each result into `outputs` and the cache (of `kind`; None: not cached) as it comes,
+    the count on the progress line."""
     cached = len(keys) - len(missing)
     progress.count(cached, len(keys))
     for done, (index, result) in enumerate(zip(missing, results, strict=True), start=1):
         outputs[index] = result
-        write(kind, keys[index], result)
+        if kind is not None:
+            write(kind, keys[index], result)
         progress.count(cached + done, len(keys))

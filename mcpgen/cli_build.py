@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcpgen import package_directories, pipeline, progress, project_starter
 from mcpgen.cli_output import (
@@ -26,6 +27,9 @@ from mcpgen.cli_output import (
 from mcpgen.diagnostics import SpecError
 from mcpgen.terminal import shown, shown_lines
 
+if TYPE_CHECKING:
+    from mcpgen.build_context import BuildContext
+
 
 def output_arguments(command: argparse.ArgumentParser) -> None:
     """The flags of every command that builds a package: build, watch and check."""
@@ -40,6 +44,12 @@ def output_arguments(command: argparse.ArgumentParser) -> None:
         action="store_true",
         help="let the package go outside the project (the git repository that holds the spec)",
     )
+    command.add_argument(
+        "--reference",
+        action="store_true",
+        help="render with the plain reference formatter and model generator (black on whole modules, "
+        "one model generator run), no cache: slower, the same bytes",
+    )
 
 
 def build_arguments(command: argparse.ArgumentParser) -> None:
@@ -52,18 +62,27 @@ def init_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("directory", type=Path, nargs="?", default=Path("."), help="default: here")
 
 
+def _context(options: argparse.Namespace) -> BuildContext | None:
+    """The reference formatter and model generator under --reference; else the default."""
+    from mcpgen.build_context import reference_context
+
+    return reference_context() if options.reference else None
+
+
 def run_build(options: argparse.Namespace) -> int:
     if options.watch:
         return run_watch(options)
-    return build(options.spec, options.output, options.force, options.strict, options.allow_outside_project)
+    return build(
+        options.spec, options.output, options.force, options.strict, options.allow_outside_project, _context(options)
+    )
 
 
 def run_watch(options: argparse.Namespace) -> int:
-    return watch(options.spec, options.output, options.strict, options.allow_outside_project)
+    return watch(options.spec, options.output, options.strict, options.allow_outside_project, _context(options))
 
 
 def run_check(options: argparse.Namespace) -> int:
-    return check(options.spec, options.output, options.strict, options.allow_outside_project)
+    return check(options.spec, options.output, options.strict, options.allow_outside_project, _context(options))
 
 
 def run_init(options: argparse.Namespace) -> int:
@@ -125,7 +144,14 @@ def _next_steps(spec: Path, package: Path) -> tuple[str, str]:
     return f"mcpgen stub {shlex.quote(str(spec))} > {app}", f"{path}{python} {app}"
 
 
-def build(spec: Path, output: Path | None, force: bool, strict: bool, allow_outside: bool = False) -> int:
+def build(
+    spec: Path,
+    output: Path | None,
+    force: bool,
+    strict: bool,
+    allow_outside: bool = False,
+    context: BuildContext | None = None,
+) -> int:
     try:
         if not force:
             directory = package_directories.fresh_package(spec, output, strict)
@@ -133,7 +159,7 @@ def build(spec: Path, output: Path | None, force: bool, strict: bool, allow_outs
                 print(f"{shown(str(directory))}: up to date")
                 return EXIT_OK
         with progress_line("building"):
-            result = pipeline.build(spec, output, strict, allow_outside)
+            result = pipeline.build(spec, output, strict, allow_outside, context)
     except SpecError as error:
         return report_spec_error(error)
     except pipeline.UsageError as error:
@@ -141,13 +167,15 @@ def build(spec: Path, output: Path | None, force: bool, strict: bool, allow_outs
     return _write(result, force, spec)
 
 
-def check(spec: Path, output: Path | None, strict: bool, allow_outside: bool = False) -> int:
+def check(
+    spec: Path, output: Path | None, strict: bool, allow_outside: bool = False, context: BuildContext | None = None
+) -> int:
     from mcpgen.write.manifest import MANIFEST
     from mcpgen.write.plan import unified_diff
 
     try:
         with progress_line("checking"):
-            result = pipeline.build(spec, output, strict, allow_outside)
+            result = pipeline.build(spec, output, strict, allow_outside, context)
     except SpecError as error:
         return report_spec_error(error)
     except pipeline.UsageError as error:
@@ -179,7 +207,14 @@ def check(spec: Path, output: Path | None, strict: bool, allow_outside: bool = F
     return EXIT_FAILED
 
 
-def watch(spec: Path, output: Path | None, strict: bool, allow_outside: bool = False, interval: float = 0.3) -> int:
+def watch(
+    spec: Path,
+    output: Path | None,
+    strict: bool,
+    allow_outside: bool = False,
+    context: BuildContext | None = None,
+    interval: float = 0.3,
+) -> int:
     """Rebuild on every save. A broken spec prints its diagnostics and leaves the last good
     output in place (a failed build writes nothing)."""
     print(f"watching {shown(str(spec))} (Ctrl-C to stop)", flush=True)
@@ -196,7 +231,7 @@ def watch(spec: Path, output: Path | None, strict: bool, allow_outside: bool = F
                 if current is None:
                     print(f"{shown(str(spec))}: missing; waiting for it", file=sys.stderr, flush=True)
                 else:
-                    build(spec, output, force=False, strict=strict, allow_outside=allow_outside)
+                    build(spec, output, force=False, strict=strict, allow_outside=allow_outside, context=context)
                     sys.stdout.flush()
                     sys.stderr.flush()
             time.sleep(interval)

@@ -27,6 +27,7 @@ from mcpgen.spec_loading import load_spec
 
 if TYPE_CHECKING:
     from mcpgen.bind.api import PythonApi
+    from mcpgen.build_context import BuildContext
     from mcpgen.ir.model import Api
     from mcpgen.spec.model import Spec
     from mcpgen.write.plan import Plan
@@ -94,9 +95,11 @@ class Build:
 EARLY_WORKERS_SPEC_BYTES = 256 * 1024
 
 
-def _early_workers(spec_path: Path, warm_up: Callable[[], None]) -> AbstractContextManager[None]:
+def _early_workers(spec_path: Path, warm_up: Callable[[], None], context: BuildContext) -> AbstractContextManager[None]:
     from mcpgen import cache
 
+    if not context.workers:
+        return nullcontext()
     try:
         large = spec_path.stat().st_size >= EARLY_WORKERS_SPEC_BYTES
     except OSError:
@@ -105,19 +108,26 @@ def _early_workers(spec_path: Path, warm_up: Callable[[], None]) -> AbstractCont
 
 
 def build(
-    spec_path: Path, output: Path | None = None, strict: bool = False, allow_outside: bool = False
+    spec_path: Path,
+    output: Path | None = None,
+    strict: bool = False,
+    allow_outside: bool = False,
+    context: BuildContext | None = None,
 ) -> Build:
-    """Render everything in memory; nothing is written but the package directory's entry in
-    mcpgen's cache, for the next no-op rebuild. Raises SpecError for a bad spec
+    """Render everything in memory, by `context` (default: the fast formatter and model
+    generator); nothing is written but the package directory's entry in mcpgen's cache,
+    for the next no-op rebuild. Raises SpecError for a bad spec
     (or, under `strict`, for one with warnings), UsageError for an output outside the
     project unless `allow_outside`."""
     from mcpgen.bind.api import handlers_to_json
+    from mcpgen.build_context import fast_context
     from mcpgen.ir.resolve import resolve
     from mcpgen.render.model_generator import ModelRenderError, warm_up
     from mcpgen.render.package import render_package
     from mcpgen.write.manifest import manifest_text
 
-    with collector.paused(), _early_workers(spec_path, warm_up):
+    context = context or fast_context()
+    with collector.paused(), _early_workers(spec_path, warm_up, context):
         progress.stage("reading and checking the spec")
         spec, raw, warnings = load_spec(spec_path, strict)
         directory = package_directory(spec, output)
@@ -126,7 +136,7 @@ def build(
         progress.stage("resolving", about=_contents(spec))
         api = resolve(spec, raw)
         try:
-            rendered = render_package(api)
+            rendered = render_package(api, context)
         except ModelRenderError as exc:
             raise SpecError([*model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
     # The manifest keeps the Handlers methods, for the next rebuild to say what changed.

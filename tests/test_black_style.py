@@ -15,6 +15,7 @@ import ast
 import os
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import black
@@ -24,8 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpgen import pipeline
-from mcpgen.render import black_style, model_batches, model_groups, model_statements
+from mcpgen.build_context import fast_context
+from mcpgen.render import black_style, model_batches, model_statements
 from mcpgen.render.formatting import BLACK_MODE
+from mcpgen.render.models import FastModelGenerator
 
 
 def _black(text: str) -> str:
@@ -270,8 +273,8 @@ def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch
     for spec in [ROOT / "tests" / "model_stand_ins" / "references.yaml", ROOT / "specs" / "kitchen_sink.yaml"]:
         built = {}
         for stand_ins in (True, False):
-            monkeypatch.setattr(model_groups, "STUB_DEFINITIONS", stand_ins)
-            built[stand_ins] = pipeline.build(spec, allow_outside=True).files
+            context = replace(fast_context(), model_generator=FastModelGenerator(stand_ins=stand_ins))
+            built[stand_ins] = pipeline.build(spec, allow_outside=True, context=context).files
         assert built[True].keys() == built[False].keys()
         differ = [name for name in built[True] if built[True][name] != built[False][name]]
         assert differ == [], f"{spec.name}: {differ}"
@@ -300,19 +303,20 @@ def test_batched_groups_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPat
         return parts
 
     monkeypatch.setattr(model_batches, "_cut", recorded)
-    variants = {
-        "alone": {"BATCHES": False},
-        "by the spec": {},
-        "as large as they fit": {"BATCH_TARGET": 10**9},
-        "never cut": {"BATCH_TARGET": 10**9, "_cut": lambda output, groups: None},
+    variants: dict[str, tuple[int | None, bool]] = {  # groups per batch, and whether batches may be cut
+        "alone": (None, True),
+        "by the spec": (model_batches.BATCH_TARGET, True),
+        "as large as they fit": (10**9, True),
+        "never cut": (10**9, False),
     }
     built = {}
-    for variant, switches in variants.items():
+    for variant, (batch_target, cut_apart) in variants.items():
         with monkeypatch.context() as patch:
             patch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / variant))
-            for name, value in switches.items():
-                patch.setattr(model_batches, name, value)
-            built[variant] = pipeline.build(path, allow_outside=True).files
+            if not cut_apart:  # every batch refused: its groups then run one by one
+                patch.setattr(model_batches, "_cut", lambda output, groups: None)
+            context = replace(fast_context(), model_generator=FastModelGenerator(batch_target=batch_target))
+            built[variant] = pipeline.build(path, allow_outside=True, context=context).files
     for variant in variants:
         assert built[variant].keys() == built["alone"].keys()
         differ = [name for name in built[variant] if built[variant][name] != built["alone"][name]]

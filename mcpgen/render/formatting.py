@@ -1,4 +1,5 @@
-"""black's style for the generated modules, with black itself off the hot path.
+"""black's style for the generated modules: `ReferenceFormatter` runs black on each whole
+module; `FastFormatter` gives the same text with black itself off the hot path, as follows.
 
 `format_modules` has each module written by render/black_style/, which writes the
 shapes generated code uses in a layout black leaves unchanged and gives black only the
@@ -27,14 +28,18 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
+from typing import TYPE_CHECKING
 
 import black
 from black.mode import TargetVersion
 
 from mcpgen import cache
 from mcpgen.render import black_style
+
+if TYPE_CHECKING:
+    from mcpgen.build_context import BuildContext
 
 # Fixed, so that no configuration of the user's can change the output.
 BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=88)
@@ -131,14 +136,18 @@ def _joined(block: list[str]) -> str:
     return head
 
 
-def format_pieces(all_pieces: Sequence[str]) -> list[str]:
+def format_pieces(all_pieces: Sequence[str], use_cache: bool = True, use_workers: bool = True) -> list[str]:
     """Each piece through black, from the cache where it can."""
     keys = [_key(piece) for piece in all_pieces]
-    return cache.computed("black", keys, all_pieces, _black, per_worker=PIECES_PER_WORKER)
+    return cache.computed(
+        "black", keys, all_pieces, _black, PIECES_PER_WORKER, use_cache=use_cache, use_workers=use_workers
+    )
 
 
-def format_piece(piece: str) -> str:
+def format_piece(piece: str, use_cache: bool = True) -> str:
     """One piece through black, from the cache where it can; in the calling process."""
+    if not use_cache:
+        return _black(piece)
     key = _key(piece)
     formatted = cache.read("black", key)
     if formatted is None:
@@ -147,33 +156,55 @@ def format_piece(piece: str) -> str:
     return formatted
 
 
-def format_modules(sources: Sequence[str]) -> list[str]:
+def piece_formatter(use_cache: bool) -> Callable[[str], str]:
+    """`format_piece`, as render/black_style/ calls it for what it does not write itself."""
+    return format_piece if use_cache else functools.partial(format_piece, use_cache=False)
+
+
+def format_modules(sources: Sequence[str], use_cache: bool = True, use_workers: bool = True) -> list[str]:
     """Several modules in black's style: written by render/black_style/, which gives black
     only the statements it does not write itself; a module it cannot write at all goes
     through black piece by piece (one pool of workers for all of them). A module formatted
     before comes whole from the cache."""
     keys = [_module_key(source) for source in sources]
-    modules: list[str | None] = [cache.read("black-modules", key) for key in keys]
+    modules: list[str | None] = [cache.read("black-modules", key) if use_cache else None for key in keys]
+    fallback = piece_formatter(use_cache)
     for index, found in enumerate(list(modules)):
         if found is None:
             try:
-                written = "\n".join(black_style.Module(sources[index], format_piece).lines()) + "\n"
+                written = "\n".join(black_style.Module(sources[index], fallback).lines()) + "\n"
             except black_style.Unsupported:
                 continue
             modules[index] = written
-            cache.write("black-modules", keys[index], written)
+            if use_cache:
+                cache.write("black-modules", keys[index], written)
     todo = [index for index, module in enumerate(modules) if module is None]
     cut = [blocks(sources[index]) for index in todo]
-    flat = format_pieces([part for module in cut for block in module for part in block])
+    flat = format_pieces([part for module in cut for block in module for part in block], use_cache, use_workers)
     for index, module in zip(todo, cut, strict=True):
         formatted = []
         for block in module:
             done, flat = flat[: len(block)], flat[len(block) :]
             formatted.append(_joined(done))
         text = modules[index] = "\n\n".join(formatted)
-        cache.write("black-modules", keys[index], text)
+        if use_cache:
+            cache.write("black-modules", keys[index], text)
     return [module or "" for module in modules]
 
 
 def format_python(source: str) -> str:
     return format_modules([source])[0]
+
+
+class FastFormatter:
+    """`format_modules`: black's style written directly, black for the rest, cached."""
+
+    def format_modules(self, sources: Sequence[str], context: BuildContext) -> list[str]:
+        return format_modules(sources, context.use_cache, context.workers)
+
+
+class ReferenceFormatter:
+    """black itself, on each whole module."""
+
+    def format_modules(self, sources: Sequence[str], context: BuildContext) -> list[str]:
+        return [_black(source) for source in sources]

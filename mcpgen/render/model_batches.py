@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 
 from mcpgen.json_types import Json
-from mcpgen.render.model_generator import GROUPS_PER_WORKER, generate_cached
+from mcpgen.render.model_generator import GROUPS_PER_WORKER, CachedRuns
 from mcpgen.render.model_statements import Generated
 
 # Groups are generated in batches: the generator's passes have a cost per run as well as per
@@ -34,30 +34,34 @@ from mcpgen.render.model_statements import Generated
 # Batches end where a group's document hashes to a multiple of BATCH_TARGET, so they are
 # set by the spec alone, not by what the cache holds, and an edit changes one batch: the
 # output is the same whatever was built before.
-BATCHES = True
 BATCH_TARGET = 8  # groups per batch, on average
 BATCH_LIMIT = 16
 
 
-def generate_groups(groups: Sequence[dict[str, Json]]) -> list[Generated]:
+def generate_groups(
+    groups: Sequence[dict[str, Json]], runs: CachedRuns, batch_target: int | None = BATCH_TARGET
+) -> list[Generated]:
     """`generate_models` on each group's definitions (a `$defs` mapping), taken apart: in
-    batches (see above), from the cache where it can."""
+    batches of `batch_target` groups on average (see above; None: each group alone), from
+    the cache where it can."""
     documents = [json.dumps({"$defs": group}) for group in groups]
-    if not BATCHES:
-        return generate_cached([(document, False) for document in documents])
-    batches = _batches(groups, documents)
+    if batch_target is None:
+        return runs.generated([(document, False) for document in documents])
+    batches = _batches(groups, documents, batch_target)
     jobs = [(json.dumps({"$defs": merged}), False) for _, merged in batches]
     outputs: dict[int, Generated] = {}
-    generated = generate_cached(jobs, max(1, GROUPS_PER_WORKER // BATCH_TARGET))
+    generated = runs.generated(jobs, max(1, GROUPS_PER_WORKER // batch_target))
     for (batch, _), output in zip(batches, generated, strict=True):
         parts = [output] if len(batch) == 1 else _cut(output, [groups[index] for index in batch])
         outputs.update(zip(batch, parts or (), strict=False))
     alone = [index for index in range(len(groups)) if index not in outputs]
-    outputs.update(zip(alone, generate_cached([(documents[index], False) for index in alone]), strict=True))
+    outputs.update(zip(alone, runs.generated([(documents[index], False) for index in alone]), strict=True))
     return [outputs[index] for index in range(len(groups))]
 
 
-def _batches(groups: Sequence[dict[str, Json]], documents: Sequence[str]) -> list[tuple[list[int], dict[str, Json]]]:
+def _batches(
+    groups: Sequence[dict[str, Json]], documents: Sequence[str], target: int
+) -> list[tuple[list[int], dict[str, Json]]]:
     """The groups, by index and in order, in batches of groups that cannot interfere, each
     with its definitions merged (a batch of one: the group's own, in its order)."""
     batches: list[tuple[list[int], dict[str, Json]]] = []
@@ -69,7 +73,7 @@ def _batches(groups: Sequence[dict[str, Json]], documents: Sequence[str]) -> lis
             batch, merged = [], {}
         batch.append(index)
         merged.update(group)
-        ends = int.from_bytes(hashlib.sha256(documents[index].encode()).digest()[:4], "big") % BATCH_TARGET == 0
+        ends = int.from_bytes(hashlib.sha256(documents[index].encode()).digest()[:4], "big") % target == 0
         if ends or len(batch) == BATCH_LIMIT:
             batches.append((batch, merged))
             batch, merged = [], {}

@@ -12,14 +12,21 @@ import hashlib
 import json
 import logging
 import tempfile
+import unicodedata
 from collections.abc import Sequence
+from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcpgen import cache
 from mcpgen.files import create
 from mcpgen.render import black_style
-from mcpgen.render.model_statements import Generated, taken_apart
+from mcpgen.render.formatting import piece_formatter
+from mcpgen.render.model_statements import Generated, restyled, taken_apart
+
+if TYPE_CHECKING:
+    from mcpgen.build_context import BuildContext
 
 # Fewer groups than this for each worker process do not repay starting it.
 GROUPS_PER_WORKER = 24
@@ -36,6 +43,16 @@ class ModelRenderError(Exception):
 def generate_models(document: str, *, aliases: bool = False) -> str:
     """datamodel-code-generator, once, on a JSON Schema document, with mcpgen's fixed options.
     With `aliases`, schemas that are not objects become type aliases instead of collapsing."""
+    return _generate(document, aliases, with_sources=False)[0]
+
+
+def generate_models_with_sources(document: str) -> tuple[str, dict[str, list[str]]]:
+    """`generate_models`, and where in `document` each class comes from: class name -> the
+    JSON path of its schema (`["$defs", "SearchInput", "properties", "input"]`)."""
+    return _generate(document, False, with_sources=True)
+
+
+def _generate(document: str, aliases: bool, with_sources: bool) -> tuple[str, dict[str, list[str]]]:
     from datamodel_code_generator import (
         InputFileType,
         LiteralType,
@@ -49,6 +66,7 @@ def generate_models(document: str, *, aliases: bool = False) -> str:
     with tempfile.TemporaryDirectory() as empty:
         settings = Path(empty) / "pyproject.toml"
         create(settings, "")  # as every file mcpgen writes: never through a link
+        metadata = Path(empty) / "models.json"
         logging.getLogger("datamodel_code_generator").setLevel(logging.ERROR)
         try:
             source = generate(
@@ -80,12 +98,24 @@ def generate_models(document: str, *, aliases: bool = False) -> str:
                 formatters=[],
                 # Undeclared properties the schema allows survive a round trip (see ir/model_schema.py).
                 extra_fields="allow",
+                emit_model_metadata=metadata if with_sources else None,
             )
+            sources = _sources(metadata) if with_sources else {}
         except Exception as exc:  # the library raises many types; all mean "these schemas can't be modelled"
             raise ModelRenderError(str(exc)) from exc
     if not isinstance(source, str):
         raise ModelRenderError("datamodel-code-generator returned no module")
-    return source
+    return source, sources
+
+
+def _sources(metadata: Path) -> dict[str, list[str]]:
+    """The generator's model metadata: class name -> the JSON path of the class's schema."""
+    models = json.loads(metadata.read_text(encoding="utf-8"))["models"]
+    # By the name as Python reads it (NFKC), as the module's syntax tree gives it.
+    return {
+        unicodedata.normalize("NFKC", model["class_name"]): [str(step) for step in model["source_path"]]
+        for model in models
+    }
 
 
 @functools.cache
@@ -107,20 +137,56 @@ def warm_up() -> None:
     generate_models(json.dumps({"$defs": {"Warm": {"type": "object", "properties": {"up": {"type": "string"}}}}}))
 
 
-def _cache_key(document: str, aliases: bool) -> str:
-    return hashlib.sha256(_generator_identity() + f"aliases={aliases}\n{document}".encode()).hexdigest()
+def _cache_key(document: str, aliases: bool, sources: bool) -> str:
+    options = f"aliases={aliases} sources={sources}\n"
+    return hashlib.sha256(_generator_identity() + options.encode() + document.encode()).hexdigest()
 
 
-def _generate_job(job: tuple[str, bool]) -> str:
+# A run of the generator: its document, whether it makes aliases, whether it says where
+# each class comes from, and whether what black writes may come from the cache.
+_Job = tuple[str, bool, bool, bool]
+
+
+def _generate_job(job: _Job) -> str:
     """The generator's module, taken apart (`taken_apart`), as JSON for the cache."""
-    document, aliases = job
-    return taken_apart(generate_models(document, aliases=aliases)).to_json()
+    document, aliases, with_sources, use_cache = job
+    fallback = piece_formatter(use_cache)
+    if not with_sources:
+        return taken_apart(generate_models(document, aliases=aliases), fallback).to_json()
+    source, sources = generate_models_with_sources(document)
+    return replace(taken_apart(source, fallback), sources=sources).to_json()
 
 
-def generate_cached(jobs: Sequence[tuple[str, bool]], per_worker: int = GROUPS_PER_WORKER) -> list[Generated]:
+def generate_cached(
+    jobs: Sequence[tuple[str, bool]], context: BuildContext, per_worker: int = GROUPS_PER_WORKER, sources: bool = False
+) -> list[Generated]:
     """`generate_models` on each (document, aliases), taken apart, from the cache where it
-    can; what is missing is generated by worker processes when there are `per_worker` jobs
-    or more for each."""
-    keys = [_cache_key(document, aliases) for document, aliases in jobs]
-    outputs = cache.computed("models", keys, jobs, _generate_job, per_worker=per_worker)
+    can (with `sources`: where each class comes from, as `generate_models_with_sources`
+    says); what is missing is generated by worker processes when there are `per_worker`
+    jobs or more for each."""
+    keys = [_cache_key(document, aliases, sources) for document, aliases in jobs]
+    full = [(document, aliases, sources, context.use_cache) for document, aliases in jobs]
+    outputs = cache.computed(
+        "models", keys, full, _generate_job, per_worker, use_cache=context.use_cache, use_workers=context.workers
+    )
     return [Generated.from_json(output) for output in outputs]
+
+
+class CachedRuns:
+    """The fast model generator's runs: cached, on worker processes where there are many,
+    and written in black's style where they ran."""
+
+    def __init__(self, context: BuildContext) -> None:
+        self.context = context
+
+    def generated(self, jobs: Sequence[tuple[str, bool]], per_worker: int = GROUPS_PER_WORKER) -> list[Generated]:
+        return generate_cached(jobs, self.context, per_worker)
+
+    def with_sources(self, document: str) -> Generated:
+        return generate_cached([(document, False)], self.context, sources=True)[0]
+
+    def restyled(self, statement: str) -> str:
+        return restyled(statement, piece_formatter(self.context.use_cache))
+
+    def import_lines(self, imports: str) -> str:
+        return black_style.imports(imports.split("\n"))

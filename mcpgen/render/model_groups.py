@@ -59,7 +59,6 @@ def model_groups(api: Api) -> dict[str, list[str]]:
 # the same name: the group's fields name its class either way, and the generator does not
 # parse the definition, and what it uses, again for every group (about a fifth of the
 # model generator's time on the benchmark spec). The stand-in's class is dropped like any copy.
-STUB_DEFINITIONS = True
 STUB_MARK = "mcpgen: a stand-in for a shared definition"
 _STUB: Json = {"type": "object", "description": STUB_MARK}
 _PLAIN_REF_KEYS = frozenset({"$ref", "description", "title", "examples", "$comment", "deprecated"})
@@ -67,14 +66,42 @@ _PLAIN_REF_KEYS = frozenset({"$ref", "description", "title", "examples", "$comme
 _TYPE_POSITIONS = frozenset({"properties", "patternProperties", "anyOf", "oneOf", "prefixItems"})
 
 
-def group_document(names: Sequence[str], models: dict[str, Json], classes: set[str], order: dict[str, int] | None = None) -> str:
-    return json.dumps({"$defs": group_definitions(names, models, classes, order)})
+def shared_group(groups: dict[str, list[str]], models: dict[str, Json]) -> tuple[str, str]:
+    """The generator's input for the shared definitions, and the name of the class to drop
+    from its output. The generator folds a definition that is not an object (an enum, an
+    array: a root model) into the fields that refer to it, and keeps its class only when
+    nothing does; over the whole spec, a tool's reference counts too. So the definitions
+    the other groups refer to are referred to here as well, by the properties of one more
+    class (`referrer`), which then goes."""
+    shared = groups.get(SHARED_MODULE, [])
+    outside: dict[str, None] = {}
+    for module, names in groups.items():
+        if module != SHARED_MODULE:
+            for name in names:
+                for _, ref in iter_refs(models[name]):
+                    used = ref_target(ref, LOCAL_PREFIX)
+                    if used is not None and used in models and used not in outside:
+                        outside[used] = None
+    definitions = referenced_models(shared, models)
+    referrer = "Referrer"
+    while referrer in models:
+        referrer += "_"
+    refers = {f"p{index}": {"$ref": f"{LOCAL_PREFIX}{name}"} for index, name in enumerate(outside) if name in definitions}
+    if refers:
+        definitions[referrer] = {"type": "object", "properties": refers}
+    return json.dumps({"$defs": definitions}), referrer
 
 
-def group_definitions(names: Sequence[str], models: dict[str, Json], classes: set[str], order: dict[str, int] | None = None) -> dict[str, Json]:
+def group_definitions(
+    names: Sequence[str],
+    models: dict[str, Json],
+    classes: set[str],
+    order: dict[str, int] | None = None,
+    stand_ins: bool = True,
+) -> dict[str, Json]:
     """The generator's input for a group: its models and every model they use, in the spec's
-    order; a shared class (of `classes`) that is only pointed at, as a stand-in."""
-    if STUB_DEFINITIONS and classes:
+    order; with `stand_ins`, a shared class (of `classes`) that is only pointed at, as a stand-in."""
+    if stand_ins and classes:
         definitions = _with_stand_ins(names, models, classes, order)
         if definitions is not None:
             return definitions

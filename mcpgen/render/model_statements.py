@@ -12,8 +12,8 @@ import ast
 import io
 import json
 import tokenize
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from mcpgen.render import black_style
 from mcpgen.render.formatting import format_piece
@@ -47,13 +47,16 @@ class Generated:
 
     imports: tuple[GeneratorImport, ...]
     statements: tuple[Statement, ...]
+    # Where each class comes from, when the run was asked: class name -> the JSON path of
+    # its schema in the generator's input (`["$defs", "SearchInput", "properties", "input"]`).
+    sources: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         statements = [
             [each.name, each.text, sorted(each.uses), info_to_json(each.model) if each.model else None]
             for each in self.statements
         ]
-        return json.dumps({"imports": self.imports, "statements": statements})
+        return json.dumps({"imports": self.imports, "statements": statements, "sources": self.sources})
 
     @staticmethod
     def from_json(text: str) -> Generated:
@@ -63,7 +66,7 @@ class Generated:
             Statement(name, body, frozenset(uses), info_from_json(model) if model else None)
             for name, body, uses, model in data["statements"]
         )
-        return Generated(imports, statements)
+        return Generated(imports, statements, data["sources"])
 
 
 
@@ -82,7 +85,7 @@ def free_names(nested: list[str], taken: set[str]) -> dict[str, str]:
     return renames
 
 
-def _renamed(source: str, renames: dict[str, str]) -> str:
+def renamed(source: str, renames: dict[str, str]) -> str:
     """`source` with the names in `renames` replaced where they are code, never inside strings."""
     if not renames:
         return source
@@ -96,8 +99,12 @@ def _renamed(source: str, renames: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def renamed_statement(statement: Statement, renames: dict[str, str], annotated: frozenset[str]) -> Statement:
-    text = restyled(_renamed(statement.text, renames))
+def renamed_statement(
+    statement: Statement, renames: dict[str, str], annotated: frozenset[str], restyle: Callable[[str], str]
+) -> Statement:
+    """`statement` with the names in `renames` replaced, written again by `restyle` (a longer
+    name can move a line past the limit)."""
+    text = restyle(renamed(statement.text, renames))
     node = ast.parse(text).body[0]
     model = class_info(node, annotated) if isinstance(node, ast.ClassDef) else None
     return Statement(_defined(node), text, loaded(node), model)
@@ -113,23 +120,37 @@ def imported(pairs: Sequence[GeneratorImport]) -> dict[str, tuple[str, str]]:
     return imported
 
 
-def restyled(statement: str) -> str:
-    return black_style.format_module(statement + "\n", format_piece).rstrip("\n")
+def restyled(statement: str, fallback: Callable[[str], str] = format_piece) -> str:
+    """`statement` in black's style (render/black_style/, `fallback` for what it does not write)."""
+    return black_style.format_module(statement + "\n", fallback).rstrip("\n")
 
 
-def taken_apart(source: str) -> Generated:
+def taken_apart(source: str, fallback: Callable[[str], str] = format_piece) -> Generated:
     """The generator's module: its imports as written, and each statement after them in
     black's style, with the names it defines and reads, from one parse."""
     try:
-        module = black_style.Module(source, format_piece)
+        module = black_style.Module(source, fallback)
         tree = module.tree
         first = len(_leading_imports(tree))
         texts = module.statements(first)
     except black_style.Unsupported:  # comments among the statements, say: black writes it all
-        formatted = format_piece(source)
+        formatted = fallback(source)
         tree = ast.parse(formatted)
         first = len(_leading_imports(tree))
         texts = _texts(formatted, tree)[first:]
+    return _generated(tree, first, texts)
+
+
+def taken_apart_as_written(source: str) -> Generated:
+    """The generator's module taken apart as `taken_apart` does, each statement as the
+    generator wrote it: laid out later, with the module it goes in."""
+    tree = ast.parse(source)
+    first = len(_leading_imports(tree))
+    return _generated(tree, first, _texts(source, tree)[first:])
+
+
+def _generated(tree: ast.Module, first: int, texts: list[str]) -> Generated:
+    """The imports of `tree` and each statement after the first `first`, with its text."""
     imports = tuple(
         (node.module or "", tuple(alias.name + (f" as {alias.asname}" if alias.asname else "") for alias in node.names))
         for node in _leading_imports(tree)

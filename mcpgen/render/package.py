@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib.resources import files
+from typing import TYPE_CHECKING
 
 from mcpgen import progress
 from mcpgen.bind import PythonApi, bind
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import render_template
-from mcpgen.render.formatting import format_modules
 from mcpgen.render.model_generator import ModelRenderError
 from mcpgen.render.model_index import ModelIndex
 from mcpgen.render.models import render_models
@@ -20,6 +20,9 @@ from mcpgen.render.schema_doc import (
     schema_document,
 )
 from mcpgen.render.views import PythonView
+
+if TYPE_CHECKING:
+    from mcpgen.build_context import BuildContext
 
 # Modules rendered from a template of the same name, then formatted.
 TEMPLATED_MODULES = ("__init__.py", "client.py", "handlers.py", "server.py")
@@ -62,10 +65,15 @@ class RenderedPackage:
     python: PythonApi  # the generated Python API the files print
 
 
-def render_package(api: Api) -> RenderedPackage:
+def render_package(api: Api, context: BuildContext | None = None) -> RenderedPackage:
+    """Every file of the package, by the context's formatter and model generator (the fast
+    ones by default: mcpgen/build_context.py)."""
+    from mcpgen.build_context import fast_context
+
+    context = context or fast_context()
     top = header(api)
     progress.stage("models")
-    models = render_models(api, top)
+    models = render_models(api, top, context)
     # The index reads names and annotations, which formatting does not change.
     index = models.index
     _require_classes(api, index)
@@ -75,8 +83,8 @@ def render_package(api: Api) -> RenderedPackage:
     for module in TEMPLATED_MODULES:
         templated[module] = render_template(f"{module}.jinja", api=api, view=view, python=python)
     progress.stage("server, handlers and client")
-    texts = dict(zip(templated, format_modules(list(templated.values())), strict=True))
-    # The model modules are written black-clean (render/black_style/).
+    texts = dict(zip(templated, context.formatter.format_modules(list(templated.values()), context), strict=True))
+    # The model generator lays the model modules out itself.
     texts |= {f"{MODELS_DIRECTORY}/{module}.py": source for module, source in models.modules.items()}
     for name, source in runtime_sources().items():
         # Copied verbatim: the header adds only comments, so black's verdict is unchanged.

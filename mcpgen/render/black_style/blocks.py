@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from .statements import Writer
@@ -45,6 +46,15 @@ def _has_trailing_comment(line: str) -> bool:
     return False
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _respelled(line: str) -> bool:
+    """Whether `line` has a word that Python reads in another spelling: identifiers are
+    NFKC-normalized (`ª` is `a`), so the syntax tree holds a name black writes as spelled."""
+    return any(unicodedata.normalize("NFKC", word) != word for word in _WORD.findall(line) if not word.isascii())
+
+
 class Module:
     """One module's statements, comments and blank lines, written in black's style."""
 
@@ -72,6 +82,7 @@ class Module:
         self.commented = {
             row for row in hashes if row not in inside_strings and row not in self.comments and _has_trailing_comment(lines[row])
         }
+        self.respelled = {row for row, line in enumerate(lines) if not line.isascii() and _respelled(line)}
 
     def lines(self) -> list[str]:
         """The whole module."""
@@ -158,6 +169,8 @@ class Module:
     def statement(self, node: ast.stmt, indent: str) -> list[str]:
         """One statement (with its body), or black's writing of it when it is not a shape
         handled here."""
+        if self.respelled and not self.respelled.isdisjoint(range(self._first_row(node), node.end_lineno or node.lineno)):
+            return self._by_black(node, indent)
         try:
             return self._statement(node, indent)
         except Unsupported:
