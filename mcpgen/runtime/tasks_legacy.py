@@ -136,6 +136,14 @@ class LegacyTasks:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
+        raw = ctx.params or {}
+        name = raw.get("name")
+        binding = self.table.bindings.get(name) if isinstance(name, str) else None
+        if binding is None or (
+            "task" not in raw and binding.task_support != "required"
+        ):
+            # A plain call (or an unknown tool's): the usual path, checked only there.
+            return await call_next(ctx)
         try:
             methods.validate_client_request(
                 "tools/call", ctx.protocol_version, ctx.params
@@ -145,9 +153,6 @@ class LegacyTasks:
             )
         except (ValidationError, KeyError):
             return await call_next(ctx)  # for the SDK's own error
-        binding = self.table.bindings.get(params.name)
-        if binding is None:
-            return await call_next(ctx)  # the unknown tool's error
         support = binding.task_support
         if params.task is None:
             if support == "required":
