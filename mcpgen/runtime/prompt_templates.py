@@ -59,7 +59,7 @@ _TAG_START = re.compile(
     r"(?P<raw>\{%(?P<raw_strip>[-+]?)\s*raw\s*(?:-%\}\s*|%\}))"
     r"|\{(?P<kind>[{%#])(?P<strip>[-+]?)"
 )
-_RAW_END = re.compile(r"\{%(-?)\+?\s*endraw\s*(?:\+%\}|-%\}\s*|%\})")
+_RAW_END = re.compile(r"\{%([-+]?)\s*endraw\s*(?:\+%\}|-%\}\s*|%\})")
 _COMMENT_END = re.compile(r"\+#\}|-#\}\s*|#\}")
 _TAG_END = {"{": re.compile(r"-\}\}\s*|\}\}"), "%": re.compile(r"\+%\}|-%\}\s*|%\}")}
 _TAG_NAMES = {"{": "print statement", "%": "statement block"}
@@ -83,7 +83,7 @@ class TemplateError(ValueError):
         self.hint = hint
 
 
-def syntax_error(line: int, message: str) -> TemplateError:
+def _syntax_error(line: int, message: str) -> TemplateError:
     return TemplateError(f"template syntax error on line {line}: {message}")
 
 
@@ -122,7 +122,7 @@ def parse_template(text: str) -> list[Part]:
     pieces = iter(list(_pieces(text)))
     parts, stop = _body(pieces, ())
     if stop is not None:
-        raise syntax_error(
+        raise _syntax_error(
             stop.line, f"unexpected {stop.shown}, with no {{% if %}} open"
         )
     return parts
@@ -192,7 +192,7 @@ def _pieces(text: str) -> Iterator[str | _Tag]:
         if start["raw"]:
             end = _RAW_END.search(text, position)
             if end is None:
-                raise syntax_error(line, "Missing end of raw directive")
+                raise _syntax_error(line, "Missing end of raw directive")
             raw = text[position : end.start()]
             if raw and end[1] == "-":
                 raw = raw.rstrip()
@@ -201,7 +201,7 @@ def _pieces(text: str) -> Iterator[str | _Tag]:
         elif start["kind"] == "#":
             end = _COMMENT_END.search(text, position)
             if end is None:
-                raise syntax_error(line, "Missing end of comment tag")
+                raise _syntax_error(line, "Missing end of comment tag")
         else:
             tag = _tag(text, start, line)
             depth += _nesting(tag)
@@ -230,11 +230,11 @@ def _tag(text: str, start: re.Match[str], line: int) -> _Tag:
         token = _TOKEN.match(text, position)
         if token is None:
             if position == len(text):
-                raise syntax_error(
+                raise _syntax_error(
                     line,
                     f"unexpected end of template, expected 'end of {_TAG_NAMES[kind]}'.",
                 )
-            raise syntax_error(
+            raise _syntax_error(
                 line, f"unexpected char {text[position]!r} at {position}"
             )
         if token.lastgroup != "space":
@@ -297,7 +297,7 @@ def _body(
 
 def _word(tag: _Tag) -> str:
     if not tag.tokens or tag.tokens[0].kind != "name":
-        raise syntax_error(tag.line, f"{tag.shown} names no tag")
+        raise _syntax_error(tag.line, f"{tag.shown} names no tag")
     return tag.tokens[0].text
 
 
@@ -322,7 +322,7 @@ def _condition(pieces: Iterator[str | _Tag], opening: _Tag) -> Part:
         word = _word(stop) if stop is not None else None
     if stop is None or word != "endif":
         at = stop.line if stop is not None else opening.line
-        raise syntax_error(
+        raise _syntax_error(
             at,
             f"the {{% if %}} on line {opening.line} needs an {{% endif %}}"
             + (f" before {stop.shown}" if stop is not None else ""),
@@ -333,7 +333,7 @@ def _condition(pieces: Iterator[str | _Tag], opening: _Tag) -> Part:
 
 def _no_more_words(tag: _Tag) -> None:
     if len(tag.tokens) > 1:
-        raise syntax_error(tag.line, f"{tag.shown} takes no words after its name")
+        raise _syntax_error(tag.line, f"{tag.shown} takes no words after its name")
 
 
 def _test(tag: _Tag) -> dict[str, Any]:
@@ -408,7 +408,7 @@ def _string(token: _Token) -> str:
             .decode("unicode-escape")
         )
     except UnicodeDecodeError as exc:
-        raise syntax_error(token.line, str(exc).split(":")[-1].strip()) from None
+        raise _syntax_error(token.line, str(exc).split(":")[-1].strip()) from None
 
 
 def _characters(text: str) -> str:
