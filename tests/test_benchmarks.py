@@ -78,3 +78,11 @@ def test_abuse_prints_its_table() -> None:
     rows = [line for line in output.splitlines() if line.startswith(("baseline", "invalid array", "a body over"))]
     assert len(rows) == 3, output
     assert "HTTP 413" in rows[2] and "isError" in rows[1], output
+
+
+@pytest.mark.slow
+def test_tasks_prints_its_table() -> None:
+    output = _run("tasks.py", "--tasks", "20", "--sessions", "2")
+    assert "20 concurrent calls over 2 sessions" in output
+    rows = [line for line in output.splitlines() if line.startswith(("plain tools/call", "tasks ("))]
+    assert len(rows) == 2, output
