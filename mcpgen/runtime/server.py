@@ -37,8 +37,9 @@ from .log import logger
 from .package_data import schema_document
 from .prompts import PromptBinding, PromptTable, prompt_messages_mismatches
 from .resources import ResourceBinding, ResourceTable, TemplateBinding
-from .task_store import InMemoryTaskStore
-from .tasks import TaskRunner, TaskStore
+from .task_store import TaskStore
+from .task_store_memory import InMemoryTaskStore
+from .tasks import TaskRunner
 from .tasks_legacy import CAPABILITY as LEGACY_TASKS_CAPABILITY
 from .tasks_legacy import LegacyTasks
 from .tasks_modern import EXTENSION as MODERN_TASKS

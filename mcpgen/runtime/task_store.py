@@ -1,65 +1,83 @@
-"""The task store of one process: tasks kept in memory, bounded by `TaskLimits`.
+"""The task store interface: where tasks and their outcomes are kept (`TaskStore`), and
+the bounds a store and its runner keep to (`TaskLimits`).
 
-Tasks are lost when the process ends, and a replica cannot answer for another's
-tasks: a store shared by replicas implements `tasks.TaskStore` the same way.
+`task_store_memory.InMemoryTaskStore` is the store of one process; a store shared by
+replicas (Redis, say) implements the same interface.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
-import secrets
-import time
-from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
-import anyio
-from mcp.shared.exceptions import MCPError
-
-from .errors import INTERNAL_ERROR
-from .keys import cursor_key
-from .tasks import (
-    InvalidTaskCursor,
-    Task,
-    TaskAlreadyTerminal,
-    TaskLimitReached,
-    TaskLimits,
-    TaskNotFound,
-    TaskOutcome,
-    TerminalStatus,
-)
-
-MAX_CURSOR_CHARS = 100
+from .tasks import Task, TaskOutcome, TerminalStatus
 
 
-@dataclass
-class _Entry:
-    task: Task
-    sequence: int
-    quota_key: str
-    outcome: TaskOutcome | None = None
-    size: int = 0
-    ended: anyio.Event = field(default_factory=anyio.Event)
+@dataclass(frozen=True)
+class TaskLimits:
+    """What tasks may cost a server (one store and its runner).
+
+    - `max_tasks`: tasks kept at once, finished ones included until their ttl ends.
+    - `max_tasks_per_owner`: tasks one owner (one `quota_key`) may have kept at once.
+    - `max_working_per_owner`: tasks one owner may have not yet finished at once.
+    - `default_ttl`, `max_ttl`: milliseconds a task is kept from its creation, when
+      the caller asks for none, and at most (a longer ask gets `max_ttl`). Once its
+      ttl is over, a task is deleted, and its work cancelled if still running.
+    - `poll_interval`: milliseconds a caller is asked to wait between polls.
+    - `max_result_bytes`: the largest outcome kept (as JSON); a larger result ends
+      the task `failed` with an internal error instead.
+    - `max_stored_bytes`: the outcomes of all tasks kept, together; a result that
+      would pass it ends its task `failed` likewise, until ttls free the room.
+    - `run_timeout`: seconds the work of one task may run (None: until its ttl ends);
+      past it, the work is cancelled as a handler that timed out is.
+    """
+
+    max_tasks: int = 10_000
+    max_tasks_per_owner: int = 1_000
+    max_working_per_owner: int = 100
+    default_ttl: int = 60 * 60 * 1000
+    max_ttl: int = 24 * 60 * 60 * 1000
+    poll_interval: int = 1000
+    max_result_bytes: int = 4 * 1024 * 1024
+    max_stored_bytes: int = 256 * 1024 * 1024
+    run_timeout: float | None = 60 * 60.0
+
+    def __post_init__(self) -> None:
+        for name in (
+            "max_tasks",
+            "max_tasks_per_owner",
+            "max_working_per_owner",
+            "default_ttl",
+            "max_ttl",
+            "poll_interval",
+            "max_result_bytes",
+            "max_stored_bytes",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"TaskLimits.{name} must be a positive int")
+        if self.run_timeout is not None and not self.run_timeout > 0:
+            raise ValueError("TaskLimits.run_timeout must be positive or None")
+
+    def ttl_for(self, requested: int | float | None) -> int:
+        """The ttl a task gets (ms) when the caller asks for `requested` (None: none)."""
+        if requested is None:
+            return min(self.default_ttl, self.max_ttl)
+        return max(1, min(int(requested), self.max_ttl))
 
 
-class InMemoryTaskStore:
-    """`TaskStore` in this process's memory. `clock` gives POSIX seconds (tests may
-    pass their own to see ttls end)."""
+class TaskStore(Protocol):
+    """Where tasks and their outcomes are kept. Async throughout, so a shared store
+    (Redis) can implement it; every method is safe to call concurrently.
 
-    def __init__(self, limits: TaskLimits | None = None, *, clock: Any = None) -> None:
-        self.limits = limits or TaskLimits()
-        self.clock = clock or time.time
-        # Insertion order is creation order: what `list` pages through and `expire`
-        # looks at first.
-        self._entries: dict[str, _Entry] = {}
-        self._kept: Counter[str] = Counter()
-        self._working: Counter[str] = Counter()
-        self._sequence = 0
-        self._stored = 0  # bytes of the outcomes kept
+    Only `get`, `list_page`, `outcome`, `wait` and `cancel` are asked by a caller, and
+    take the caller's `owner`: another owner's task is `TaskNotFound` / None to them.
+    `set_status`, `set_message` and `finish` are the runner's, by id alone. A task
+    whose ttl is over is gone: every method treats it as unknown.
+    """
+
+    limits: TaskLimits
 
     async def create(
         self,
@@ -69,59 +87,22 @@ class InMemoryTaskStore:
         quota_key: str | None = None,
         request: Mapping[str, Any] | None = None,
     ) -> Task:
-        self._expire()
-        quota = owner if quota_key is None else quota_key
-        limits = self.limits
-        if len(self._entries) >= limits.max_tasks:
-            raise TaskLimitReached(
-                f"The server keeps at most {limits.max_tasks} tasks; try again later."
-            )
-        if self._kept[quota] >= limits.max_tasks_per_owner:
-            raise TaskLimitReached(
-                f"A caller may have at most {limits.max_tasks_per_owner} tasks kept; "
-                "cancel some, or wait for their ttl to end."
-            )
-        if self._working[quota] >= limits.max_working_per_owner:
-            raise TaskLimitReached(
-                f"A caller may have at most {limits.max_working_per_owner} tasks "
-                "running at once; wait for one to finish, or cancel one."
-            )
-        now = self.clock()
-        task = Task(
-            task_id=secrets.token_urlsafe(24),
-            owner=owner,
-            status="working",
-            created_at=now,
-            last_updated_at=now,
-            ttl=limits.ttl_for(ttl),
-            poll_interval=limits.poll_interval,
-            request=dict(request or {}),
-        )
-        self._sequence += 1
-        self._entries[task.task_id] = _Entry(task, self._sequence, quota)
-        self._kept[quota] += 1
-        self._working[quota] += 1
-        return task
+        """A new `working` task with an unguessable id; `ttl` is the caller's ask (ms;
+        None: none), bounded by `limits.ttl_for`. Per-owner limits count by
+        `quota_key` (default: `owner`). Raises `TaskLimitReached`."""
+        ...
 
     async def get(self, task_id: str, owner: str) -> Task | None:
-        entry = self._entry(task_id, owner)
-        return entry.task if entry else None
+        """The task, if it exists and belongs to `owner`."""
+        ...
 
     async def list_page(
         self, owner: str, cursor: str | None, page_size: int
     ) -> tuple[list[Task], str | None]:
-        self._expire()
-        start = 0 if cursor is None else self._position(owner, cursor)
-        mine = [
-            entry
-            for entry in self._entries.values()
-            if entry.task.owner == owner and entry.sequence > start
-        ]
-        page = mine[:page_size]
-        following = None
-        if len(mine) > page_size:
-            following = self._cursor(owner, page[-1].sequence)
-        return [entry.task for entry in page], following
+        """`owner`'s tasks in creation order, a page from `cursor` (None: the first),
+        and the cursor of the next page (None: no more). Cursors are opaque and
+        signed; one not issued for this owner raises `InvalidTaskCursor`."""
+        ...
 
     async def set_status(
         self,
@@ -131,26 +112,14 @@ class InMemoryTaskStore:
         *,
         details: Mapping[str, Any] | None = None,
     ) -> Task | None:
-        entry = self._entry(task_id)
-        if entry is None or entry.task.terminal:
-            return entry.task if entry else None
-        entry.task = replace(
-            entry.task,
-            status=status,
-            status_message=message,
-            details=dict(details or {}),
-            last_updated_at=self.clock(),
-        )
-        return entry.task
+        """Move a task between its non-terminal states, with a new `statusMessage`
+        (None clears it) and `details` (None: none). A terminal task is returned
+        unchanged; None when the task is gone."""
+        ...
 
     async def set_message(self, task_id: str, message: str | None) -> Task | None:
-        entry = self._entry(task_id)
-        if entry is None or entry.task.terminal:
-            return entry.task if entry else None
-        entry.task = replace(
-            entry.task, status_message=message, last_updated_at=self.clock()
-        )
-        return entry.task
+        """Change a non-terminal task's `statusMessage` alone (terminal: unchanged)."""
+        ...
 
     async def finish(
         self,
@@ -159,121 +128,30 @@ class InMemoryTaskStore:
         outcome: TaskOutcome,
         message: str | None = None,
     ) -> Task | None:
-        entry = self._entry(task_id)
-        if entry is None or entry.task.terminal:
-            return entry.task if entry else None
-        size = outcome.size()
-        refusal = None
-        if size > self.limits.max_result_bytes:
-            refusal = (
-                "The task's result is larger than the server keeps "
-                f"({self.limits.max_result_bytes} bytes)."
-            )
-        elif self._stored + size > self.limits.max_stored_bytes:
-            refusal = "The server holds too many task results now; try again later."
-        if refusal is not None:
-            outcome = TaskOutcome.of_error(MCPError(INTERNAL_ERROR, refusal))
-            status, message, size = "failed", refusal, outcome.size()
-        entry.size = size
-        self._stored += size
-        self._end(entry, status, outcome, message)
-        return entry.task
+        """End a task with its outcome, unless it has ended already (the first end
+        wins: a task cancelled while its work finished stays cancelled). An outcome
+        over `limits.max_result_bytes`, or one that would take the outcomes kept past
+        `limits.max_stored_bytes`, is replaced by an internal error and the task ends
+        `failed`. Returns the task as it now is; None when it is gone. Wakes
+        `wait`."""
+        ...
 
     async def cancel(
         self, task_id: str, owner: str, message: str | None = None
     ) -> Task:
-        entry = self._entry(task_id, owner)
-        if entry is None:
-            raise TaskNotFound(task_id)
-        if entry.task.terminal:
-            raise TaskAlreadyTerminal(entry.task)
-        cancelled = MCPError(INTERNAL_ERROR, "The task was cancelled.")
-        self._end(entry, "cancelled", TaskOutcome.of_error(cancelled), message)
-        return entry.task
+        """End `owner`'s task `cancelled` (its outcome: an error saying so). Raises
+        `TaskNotFound`, or `TaskAlreadyTerminal` for a task that has ended."""
+        ...
 
     async def outcome(self, task_id: str, owner: str) -> TaskOutcome | None:
-        entry = self._entry(task_id, owner)
-        if entry is None:
-            raise TaskNotFound(task_id)
-        return entry.outcome
+        """How the task ended; None while it runs. Raises `TaskNotFound`."""
+        ...
 
     async def wait(self, task_id: str, owner: str) -> Task:
-        entry = self._entry(task_id, owner)
-        if entry is None:
-            raise TaskNotFound(task_id)
-        if not entry.task.terminal:
-            # Waiting past the ttl finds the task gone: wake then too.
-            with anyio.move_on_after(max(entry.task.expires_at - self.clock(), 0)):
-                await entry.ended.wait()
-        if self._entry(task_id, owner) is None:
-            raise TaskNotFound(task_id)
-        return entry.task
+        """The task once it is terminal (at once if it is). Raises `TaskNotFound`,
+        also when the task is deleted while waited for (its ttl ran out)."""
+        ...
 
     async def expire(self) -> list[str]:
-        return self._expire()
-
-    def _expire(self) -> list[str]:
-        now = self.clock()
-        gone = [
-            task_id
-            for task_id, entry in self._entries.items()
-            if entry.task.expires_at <= now
-        ]
-        for task_id in gone:
-            entry = self._entries.pop(task_id)
-            self._stored -= entry.size
-            self._kept[entry.quota_key] -= 1
-            if not entry.task.terminal:
-                self._working[entry.quota_key] -= 1
-            entry.ended.set()
-        return gone
-
-    def _entry(self, task_id: str, owner: str | None = None) -> _Entry | None:
-        entry = self._entries.get(task_id) if isinstance(task_id, str) else None
-        if entry is None or (owner is not None and entry.task.owner != owner):
-            return None
-        if entry.task.expires_at <= self.clock():
-            self._expire()
-            return None
-        return entry
-
-    def _end(
-        self,
-        entry: _Entry,
-        status: TerminalStatus,
-        outcome: TaskOutcome,
-        message: str | None,
-    ) -> None:
-        entry.task = replace(
-            entry.task,
-            status=status,
-            status_message=message,
-            details={},
-            last_updated_at=self.clock(),
-        )
-        entry.outcome = outcome
-        self._working[entry.quota_key] -= 1
-        entry.ended.set()
-
-    def _cursor(self, owner: str, sequence: int) -> str:
-        text = f"{sequence}.{self._sign(owner, sequence)}"
-        return base64.urlsafe_b64encode(text.encode()).decode("ascii")
-
-    def _position(self, owner: str, cursor: str) -> int:
-        if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS:
-            raise InvalidTaskCursor(cursor)
-        try:
-            decoded = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
-        except (ValueError, UnicodeError, binascii.Error):
-            raise InvalidTaskCursor(cursor) from None
-        sequence, _, signature = decoded.partition(".")
-        if not (sequence.isascii() and sequence.isdigit()) or len(sequence) > 18:
-            raise InvalidTaskCursor(cursor)
-        if not hmac.compare_digest(signature, self._sign(owner, int(sequence))):
-            raise InvalidTaskCursor(cursor)
-        return int(sequence)
-
-    def _sign(self, owner: str, sequence: int) -> str:
-        # A key per owner: a cursor is good only for the owner it was issued to.
-        key = cursor_key(hashlib.sha256(b"mcpgen tasks\0" + owner.encode()).digest())
-        return hmac.new(key, str(sequence).encode(), hashlib.sha256).hexdigest()[:32]
+        """Delete the tasks whose ttl is over now; their ids."""
+        ...

@@ -7,8 +7,9 @@ wire, each with its own methods, fields and errors.
 - `Task` is what a caller may see of a task, under the spec's names (`to_wire()`).
 - `TaskOutcome` is how it ended: the result of the underlying request as wire JSON,
   or the JSON-RPC error it ended with. `tasks/result` answers exactly that.
-- `TaskStore` keeps tasks and outcomes behind one async interface (in memory:
-  `task_store.InMemoryTaskStore`; a shared store, Redis say, implements the same).
+- `task_store.TaskStore` keeps tasks and outcomes behind one async interface, bounded
+  by `task_store.TaskLimits` (in memory: `task_store_memory.InMemoryTaskStore`; a
+  shared store, Redis say, implements the same).
 - `TaskRunner` runs work as a task: it creates the task, runs the work in the
   background, records its outcome, and cancels it on request.
 - `TaskContext` is the `Context` a tool handler gets when its call runs as a task:
@@ -29,7 +30,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
@@ -40,6 +41,7 @@ from .log import logger
 
 if TYPE_CHECKING:  # server.py imports the tables, which import this module
     from .server import GeneratedServer
+    from .task_store import TaskLimits, TaskStore
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TerminalStatus = Literal["completed", "failed", "cancelled"]
@@ -47,59 +49,6 @@ TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled
 """A task in one of these never changes again (both eras)."""
 
 INVALID_REQUEST = -32600
-
-
-@dataclass(frozen=True)
-class TaskLimits:
-    """What tasks may cost a server (one store and its runner).
-
-    - `max_tasks`: tasks kept at once, finished ones included until their ttl ends.
-    - `max_tasks_per_owner`: tasks one owner (one `quota_key`) may have kept at once.
-    - `max_working_per_owner`: tasks one owner may have not yet finished at once.
-    - `default_ttl`, `max_ttl`: milliseconds a task is kept from its creation, when
-      the caller asks for none, and at most (a longer ask gets `max_ttl`). Once its
-      ttl is over, a task is deleted, and its work cancelled if still running.
-    - `poll_interval`: milliseconds a caller is asked to wait between polls.
-    - `max_result_bytes`: the largest outcome kept (as JSON); a larger result ends
-      the task `failed` with an internal error instead.
-    - `max_stored_bytes`: the outcomes of all tasks kept, together; a result that
-      would pass it ends its task `failed` likewise, until ttls free the room.
-    - `run_timeout`: seconds the work of one task may run (None: until its ttl ends);
-      past it, the work is cancelled as a handler that timed out is.
-    """
-
-    max_tasks: int = 10_000
-    max_tasks_per_owner: int = 1_000
-    max_working_per_owner: int = 100
-    default_ttl: int = 60 * 60 * 1000
-    max_ttl: int = 24 * 60 * 60 * 1000
-    poll_interval: int = 1000
-    max_result_bytes: int = 4 * 1024 * 1024
-    max_stored_bytes: int = 256 * 1024 * 1024
-    run_timeout: float | None = 60 * 60.0
-
-    def __post_init__(self) -> None:
-        for name in (
-            "max_tasks",
-            "max_tasks_per_owner",
-            "max_working_per_owner",
-            "default_ttl",
-            "max_ttl",
-            "poll_interval",
-            "max_result_bytes",
-            "max_stored_bytes",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"TaskLimits.{name} must be a positive int")
-        if self.run_timeout is not None and not self.run_timeout > 0:
-            raise ValueError("TaskLimits.run_timeout must be positive or None")
-
-    def ttl_for(self, requested: int | float | None) -> int:
-        """The ttl a task gets (ms) when the caller asks for `requested` (None: none)."""
-        if requested is None:
-            return min(self.default_ttl, self.max_ttl)
-        return max(1, min(int(requested), self.max_ttl))
 
 
 @dataclass(frozen=True)
@@ -220,96 +169,6 @@ def protocol_error(exc: Exception) -> MCPError:
     if isinstance(exc, TaskLimitReached):
         return MCPError(INVALID_REQUEST, str(exc))
     return MCPError(INTERNAL_ERROR, "Internal error")
-
-
-class TaskStore(Protocol):
-    """Where tasks and their outcomes are kept. Async throughout, so a shared store
-    (Redis) can implement it; every method is safe to call concurrently.
-
-    Only `get`, `list_page`, `outcome`, `wait` and `cancel` are asked by a caller, and
-    take the caller's `owner`: another owner's task is `TaskNotFound` / None to them.
-    `set_status`, `set_message` and `finish` are the runner's, by id alone. A task
-    whose ttl is over is gone: every method treats it as unknown.
-    """
-
-    limits: TaskLimits
-
-    async def create(
-        self,
-        owner: str,
-        ttl: int | None,
-        *,
-        quota_key: str | None = None,
-        request: Mapping[str, Any] | None = None,
-    ) -> Task:
-        """A new `working` task with an unguessable id; `ttl` is the caller's ask (ms;
-        None: none), bounded by `limits.ttl_for`. Per-owner limits count by
-        `quota_key` (default: `owner`). Raises `TaskLimitReached`."""
-        ...
-
-    async def get(self, task_id: str, owner: str) -> Task | None:
-        """The task, if it exists and belongs to `owner`."""
-        ...
-
-    async def list_page(
-        self, owner: str, cursor: str | None, page_size: int
-    ) -> tuple[list[Task], str | None]:
-        """`owner`'s tasks in creation order, a page from `cursor` (None: the first),
-        and the cursor of the next page (None: no more). Cursors are opaque and
-        signed; one not issued for this owner raises `InvalidTaskCursor`."""
-        ...
-
-    async def set_status(
-        self,
-        task_id: str,
-        status: Literal["working", "input_required"],
-        message: str | None = None,
-        *,
-        details: Mapping[str, Any] | None = None,
-    ) -> Task | None:
-        """Move a task between its non-terminal states, with a new `statusMessage`
-        (None clears it) and `details` (None: none). A terminal task is returned
-        unchanged; None when the task is gone."""
-        ...
-
-    async def set_message(self, task_id: str, message: str | None) -> Task | None:
-        """Change a non-terminal task's `statusMessage` alone (terminal: unchanged)."""
-        ...
-
-    async def finish(
-        self,
-        task_id: str,
-        status: TerminalStatus,
-        outcome: TaskOutcome,
-        message: str | None = None,
-    ) -> Task | None:
-        """End a task with its outcome, unless it has ended already (the first end
-        wins: a task cancelled while its work finished stays cancelled). An outcome
-        over `limits.max_result_bytes`, or one that would take the outcomes kept past
-        `limits.max_stored_bytes`, is replaced by an internal error and the task ends
-        `failed`. Returns the task as it now is; None when it is gone. Wakes
-        `wait`."""
-        ...
-
-    async def cancel(
-        self, task_id: str, owner: str, message: str | None = None
-    ) -> Task:
-        """End `owner`'s task `cancelled` (its outcome: an error saying so). Raises
-        `TaskNotFound`, or `TaskAlreadyTerminal` for a task that has ended."""
-        ...
-
-    async def outcome(self, task_id: str, owner: str) -> TaskOutcome | None:
-        """How the task ended; None while it runs. Raises `TaskNotFound`."""
-        ...
-
-    async def wait(self, task_id: str, owner: str) -> Task:
-        """The task once it is terminal (at once if it is). Raises `TaskNotFound`,
-        also when the task is deleted while waited for (its ttl ran out)."""
-        ...
-
-    async def expire(self) -> list[str]:
-        """Delete the tasks whose ttl is over now; their ids."""
-        ...
 
 
 StatusListener = Callable[[Task], Awaitable[None]]

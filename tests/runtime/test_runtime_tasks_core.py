@@ -13,13 +13,13 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from mcpgen.runtime.task_store import InMemoryTaskStore
+from mcpgen.runtime.task_store import TaskLimits
+from mcpgen.runtime.task_store_memory import InMemoryTaskStore
 from mcpgen.runtime.tasks import (
     InvalidTaskCursor,
     TaskAlreadyTerminal,
     TaskControl,
     TaskLimitReached,
-    TaskLimits,
     TaskNotFound,
     TaskOutcome,
     TaskRunner,

@@ -1,0 +1,279 @@
+"""The task store of one process: tasks kept in memory, bounded by `TaskLimits`.
+
+Tasks are lost when the process ends, and a replica cannot answer for another's
+tasks: a store shared by replicas implements `task_store.TaskStore` the same way.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import secrets
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import anyio
+from mcp.shared.exceptions import MCPError
+
+from .errors import INTERNAL_ERROR
+from .keys import cursor_key
+from .task_store import TaskLimits
+from .tasks import (
+    InvalidTaskCursor,
+    Task,
+    TaskAlreadyTerminal,
+    TaskLimitReached,
+    TaskNotFound,
+    TaskOutcome,
+    TerminalStatus,
+)
+
+MAX_CURSOR_CHARS = 100
+
+
+@dataclass
+class _Entry:
+    task: Task
+    sequence: int
+    quota_key: str
+    outcome: TaskOutcome | None = None
+    size: int = 0
+    ended: anyio.Event = field(default_factory=anyio.Event)
+
+
+class InMemoryTaskStore:
+    """`TaskStore` in this process's memory. `clock` gives POSIX seconds (tests may
+    pass their own to see ttls end)."""
+
+    def __init__(self, limits: TaskLimits | None = None, *, clock: Any = None) -> None:
+        self.limits = limits or TaskLimits()
+        self.clock = clock or time.time
+        # Insertion order is creation order: what `list` pages through and `expire`
+        # looks at first.
+        self._entries: dict[str, _Entry] = {}
+        self._kept: Counter[str] = Counter()
+        self._working: Counter[str] = Counter()
+        self._sequence = 0
+        self._stored = 0  # bytes of the outcomes kept
+
+    async def create(
+        self,
+        owner: str,
+        ttl: int | None,
+        *,
+        quota_key: str | None = None,
+        request: Mapping[str, Any] | None = None,
+    ) -> Task:
+        self._expire()
+        quota = owner if quota_key is None else quota_key
+        limits = self.limits
+        if len(self._entries) >= limits.max_tasks:
+            raise TaskLimitReached(
+                f"The server keeps at most {limits.max_tasks} tasks; try again later."
+            )
+        if self._kept[quota] >= limits.max_tasks_per_owner:
+            raise TaskLimitReached(
+                f"A caller may have at most {limits.max_tasks_per_owner} tasks kept; "
+                "cancel some, or wait for their ttl to end."
+            )
+        if self._working[quota] >= limits.max_working_per_owner:
+            raise TaskLimitReached(
+                f"A caller may have at most {limits.max_working_per_owner} tasks "
+                "running at once; wait for one to finish, or cancel one."
+            )
+        now = self.clock()
+        task = Task(
+            task_id=secrets.token_urlsafe(24),
+            owner=owner,
+            status="working",
+            created_at=now,
+            last_updated_at=now,
+            ttl=limits.ttl_for(ttl),
+            poll_interval=limits.poll_interval,
+            request=dict(request or {}),
+        )
+        self._sequence += 1
+        self._entries[task.task_id] = _Entry(task, self._sequence, quota)
+        self._kept[quota] += 1
+        self._working[quota] += 1
+        return task
+
+    async def get(self, task_id: str, owner: str) -> Task | None:
+        entry = self._entry(task_id, owner)
+        return entry.task if entry else None
+
+    async def list_page(
+        self, owner: str, cursor: str | None, page_size: int
+    ) -> tuple[list[Task], str | None]:
+        self._expire()
+        start = 0 if cursor is None else self._position(owner, cursor)
+        mine = [
+            entry
+            for entry in self._entries.values()
+            if entry.task.owner == owner and entry.sequence > start
+        ]
+        page = mine[:page_size]
+        following = None
+        if len(mine) > page_size:
+            following = self._cursor(owner, page[-1].sequence)
+        return [entry.task for entry in page], following
+
+    async def set_status(
+        self,
+        task_id: str,
+        status: Literal["working", "input_required"],
+        message: str | None = None,
+        *,
+        details: Mapping[str, Any] | None = None,
+    ) -> Task | None:
+        entry = self._entry(task_id)
+        if entry is None or entry.task.terminal:
+            return entry.task if entry else None
+        entry.task = replace(
+            entry.task,
+            status=status,
+            status_message=message,
+            details=dict(details or {}),
+            last_updated_at=self.clock(),
+        )
+        return entry.task
+
+    async def set_message(self, task_id: str, message: str | None) -> Task | None:
+        entry = self._entry(task_id)
+        if entry is None or entry.task.terminal:
+            return entry.task if entry else None
+        entry.task = replace(
+            entry.task, status_message=message, last_updated_at=self.clock()
+        )
+        return entry.task
+
+    async def finish(
+        self,
+        task_id: str,
+        status: TerminalStatus,
+        outcome: TaskOutcome,
+        message: str | None = None,
+    ) -> Task | None:
+        entry = self._entry(task_id)
+        if entry is None or entry.task.terminal:
+            return entry.task if entry else None
+        size = outcome.size()
+        refusal = None
+        if size > self.limits.max_result_bytes:
+            refusal = (
+                "The task's result is larger than the server keeps "
+                f"({self.limits.max_result_bytes} bytes)."
+            )
+        elif self._stored + size > self.limits.max_stored_bytes:
+            refusal = "The server holds too many task results now; try again later."
+        if refusal is not None:
+            outcome = TaskOutcome.of_error(MCPError(INTERNAL_ERROR, refusal))
+            status, message, size = "failed", refusal, outcome.size()
+        entry.size = size
+        self._stored += size
+        self._end(entry, status, outcome, message)
+        return entry.task
+
+    async def cancel(
+        self, task_id: str, owner: str, message: str | None = None
+    ) -> Task:
+        entry = self._entry(task_id, owner)
+        if entry is None:
+            raise TaskNotFound(task_id)
+        if entry.task.terminal:
+            raise TaskAlreadyTerminal(entry.task)
+        cancelled = MCPError(INTERNAL_ERROR, "The task was cancelled.")
+        self._end(entry, "cancelled", TaskOutcome.of_error(cancelled), message)
+        return entry.task
+
+    async def outcome(self, task_id: str, owner: str) -> TaskOutcome | None:
+        entry = self._entry(task_id, owner)
+        if entry is None:
+            raise TaskNotFound(task_id)
+        return entry.outcome
+
+    async def wait(self, task_id: str, owner: str) -> Task:
+        entry = self._entry(task_id, owner)
+        if entry is None:
+            raise TaskNotFound(task_id)
+        if not entry.task.terminal:
+            # Waiting past the ttl finds the task gone: wake then too.
+            with anyio.move_on_after(max(entry.task.expires_at - self.clock(), 0)):
+                await entry.ended.wait()
+        if self._entry(task_id, owner) is None:
+            raise TaskNotFound(task_id)
+        return entry.task
+
+    async def expire(self) -> list[str]:
+        return self._expire()
+
+    def _expire(self) -> list[str]:
+        now = self.clock()
+        gone = [
+            task_id
+            for task_id, entry in self._entries.items()
+            if entry.task.expires_at <= now
+        ]
+        for task_id in gone:
+            entry = self._entries.pop(task_id)
+            self._stored -= entry.size
+            self._kept[entry.quota_key] -= 1
+            if not entry.task.terminal:
+                self._working[entry.quota_key] -= 1
+            entry.ended.set()
+        return gone
+
+    def _entry(self, task_id: str, owner: str | None = None) -> _Entry | None:
+        entry = self._entries.get(task_id) if isinstance(task_id, str) else None
+        if entry is None or (owner is not None and entry.task.owner != owner):
+            return None
+        if entry.task.expires_at <= self.clock():
+            self._expire()
+            return None
+        return entry
+
+    def _end(
+        self,
+        entry: _Entry,
+        status: TerminalStatus,
+        outcome: TaskOutcome,
+        message: str | None,
+    ) -> None:
+        entry.task = replace(
+            entry.task,
+            status=status,
+            status_message=message,
+            details={},
+            last_updated_at=self.clock(),
+        )
+        entry.outcome = outcome
+        self._working[entry.quota_key] -= 1
+        entry.ended.set()
+
+    def _cursor(self, owner: str, sequence: int) -> str:
+        text = f"{sequence}.{self._sign(owner, sequence)}"
+        return base64.urlsafe_b64encode(text.encode()).decode("ascii")
+
+    def _position(self, owner: str, cursor: str) -> int:
+        if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS:
+            raise InvalidTaskCursor(cursor)
+        try:
+            decoded = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
+        except (ValueError, UnicodeError, binascii.Error):
+            raise InvalidTaskCursor(cursor) from None
+        sequence, _, signature = decoded.partition(".")
+        if not (sequence.isascii() and sequence.isdigit()) or len(sequence) > 18:
+            raise InvalidTaskCursor(cursor)
+        if not hmac.compare_digest(signature, self._sign(owner, int(sequence))):
+            raise InvalidTaskCursor(cursor)
+        return int(sequence)
+
+    def _sign(self, owner: str, sequence: int) -> str:
+        # A key per owner: a cursor is good only for the owner it was issued to.
+        key = cursor_key(hashlib.sha256(b"mcpgen tasks\0" + owner.encode()).digest())
+        return hmac.new(key, str(sequence).encode(), hashlib.sha256).hexdigest()[:32]
