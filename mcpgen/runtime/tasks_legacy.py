@@ -18,11 +18,11 @@ Served when some tool's `execution.taskSupport` is `optional` or `required`; the
   stream on HTTP), since the request that made the task has been answered; each
   carries the related-task `_meta`; `notifications/tasks/status` tells each new status.
 
-Tasks are bound to the connection (the 2025-11-25 session) that made them: another
-session cannot see, list or cancel them. Stateless HTTP has no session: there a task
-is reached by its id alone (unguessable), and `tasks/list` lists nothing, rather than
-every caller's tasks. There is no authorization context yet; when there is, it becomes
-the owner instead.
+Tasks are bound to the caller's authorization context (its access token's principal)
+where there is one, else to the connection (the 2025-11-25 session) that made them:
+another session cannot see, list or cancel them. Stateless HTTP without a token has no
+session: there a task is reached by its id alone (unguessable), `tasks/list` lists
+nothing rather than every caller's tasks, and the per-caller bounds count by address.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from .tasks import (
     TaskRunner,
     protocol_error,
 )
+from .tasks_modern import caller
 
 if TYPE_CHECKING:
     from .server import GeneratedServer
@@ -187,9 +188,13 @@ class LegacyTasks:
             return TaskOutcome(result=shaped)
 
         try:
+            owner = self._owner(ctx)
+            client = getattr(ctx.request, "client", None)
             task = await self.runner.start(
                 work,
-                owner=self._owner(ctx),
+                owner=owner,
+                # Anonymous tasks count against their caller's address.
+                quota_key=owner or f"address:{getattr(client, 'host', '')}",
                 ttl=params.task.ttl,
                 request={"name": params.name},
                 listener=_status_teller(connection),
@@ -237,9 +242,13 @@ class LegacyTasks:
         return task.to_wire()
 
     def _owner(self, ctx: ServerRequestContext[Any, Any]) -> str:
-        """The caller's tasks are those of its connection (its 2025-11-25 session).
-        Stateless HTTP (`--stateless`, for replicas) has no session to bind a task
-        to: there a task is anyone's who holds its id ("")."""
+        """Whose tasks these are: the principal of the request's access token, where
+        there is one (as in 2026-07-28); else the connection's (its 2025-11-25
+        session). Stateless HTTP (`--stateless`, for replicas) without a token has no
+        session to bind a task to: there a task is anyone's who holds its id ("")."""
+        principal = caller()
+        if principal:
+            return principal
         http = ctx.request
         if http is not None and SESSION_HEADER not in getattr(http, "headers", {}):
             return ANYONE
