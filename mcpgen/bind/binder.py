@@ -200,7 +200,7 @@ def _resource_binding(resource: ResourceIR) -> Binding:
 
 
 def _prompt_binding(prompt: PromptIR) -> Binding:
-    arguments = [("", _lazy(prompt.arguments_model) if prompt.arguments_model else "None")]
+    arguments = [("", _lazy(prompt.arguments_model))] if prompt.arguments_model else []
     if prompt.messages is None:  # else the runtime serves the messages in prompts.json
         arguments.append(("get", f"handlers.{prompt.method}"))
     return Binding("prompts", prompt.name, "PromptBinding", tuple(arguments))
