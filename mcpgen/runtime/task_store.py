@@ -60,7 +60,7 @@ class TaskLimits:
         if self.run_timeout is not None and not self.run_timeout > 0:
             raise ValueError("TaskLimits.run_timeout must be positive or None")
 
-    def ttl_for(self, requested: int | float | None) -> int:
+    def ttl_for(self, requested: float | None) -> int:
         """The ttl a task gets (ms) when the caller asks for `requested` (None: none)."""
         if requested is None:
             return min(self.default_ttl, self.max_ttl)
