@@ -683,3 +683,56 @@ def test_the_typescript_sdk_client_runs_tasks(app: Path, tmp_path: Path) -> None
     assert seen["business"][-1]["type"] == "error"
     assert seen["polled"] == "working" and seen["cancelled"] == "cancelled"
     assert seen["listed"] == ["completed", "failed", "cancelled"]
+
+
+def test_progress_and_status_reach_an_http_client_on_its_get_stream(app: Path) -> None:
+    with http_server(
+        [sys.executable, str(app)], cwd=app.parent, env=_environment()
+    ) as url:
+        http = Http(url)
+        heard: queue.Queue[dict[str, Any]] = queue.Queue()
+        opened = threading.Event()
+
+        def listen() -> None:
+            headers = {**http.headers, "Accept": "text/event-stream"}
+            with (
+                httpx2.Client(timeout=None) as client,
+                client.stream("GET", url, headers=headers) as stream,
+            ):
+                opened.set()
+                for line in stream.iter_lines():
+                    if line.startswith("data:") and line[5:].strip():
+                        heard.put(json.loads(line[5:]))
+
+        threading.Thread(target=listen, daemon=True).start()
+        try:
+            assert opened.wait(10)
+            params = {
+                "name": "slow_report",
+                "arguments": {"seconds": 0.2},
+                "task": {},
+                "_meta": {"progressToken": 7},
+            }
+            task_id = result_of(http.request("tools/call", params))["task"]["taskId"]
+            result_of(http.request("tasks/result", {"taskId": task_id}))
+            messages = []
+            while not any(
+                m.get("method") == "notifications/tasks/status" for m in messages
+            ):
+                messages.append(heard.get(timeout=10))
+            progress = next(
+                m["params"] for m in messages if m["method"] == "notifications/progress"
+            )
+            assert (
+                progress["progressToken"] == 7
+                and progress["message"] == "Halfway there"
+            )
+            assert progress["_meta"] == {RELATED: {"taskId": task_id}}
+            status = next(
+                m["params"]
+                for m in messages
+                if m["method"] == "notifications/tasks/status"
+            )
+            assert status["taskId"] == task_id and status["status"] == "completed"
+        finally:
+            http.close()
