@@ -204,7 +204,7 @@ class Stdio:
 class Http:
     """A raw JSON-RPC client of a 2025-11-25 Streamable HTTP session."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, capabilities: dict[str, Any] | None = None) -> None:
         self.url = url
         self.client = httpx2.Client(timeout=30)
         self.headers = {
@@ -212,8 +212,9 @@ class Http:
             "Content-Type": "application/json",
         }
         self.next_id = 0
+        initialize = {**INITIALIZE, "capabilities": capabilities or {}}
         response = self.post(
-            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INITIALIZE}
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}
         )
         self.initialized = self._answer(response)
         self.headers["Mcp-Session-Id"] = response.headers["mcp-session-id"]
@@ -734,5 +735,59 @@ def test_progress_and_status_reach_an_http_client_on_its_get_stream(app: Path) -
                 if m["method"] == "notifications/tasks/status"
             )
             assert status["taskId"] == task_id and status["status"] == "completed"
+        finally:
+            http.close()
+
+
+def test_over_http_a_question_comes_on_the_tasks_result_stream(app: Path) -> None:
+    """The page's flow: the client sees input_required, calls tasks/result, answers the
+    question that comes on that stream, and reads the result at its end."""
+    with http_server(
+        [sys.executable, str(app)], cwd=app.parent, env=_environment()
+    ) as url:
+        http = Http(url, capabilities={"elicitation": {}})
+        try:
+            task_id = start_task(http, {}, tool="confirm")["taskId"]
+            deadline = time.monotonic() + 10
+            while (
+                result_of(http.request("tasks/get", {"taskId": task_id}))["status"]
+                != "input_required"
+            ):
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            body = {
+                "jsonrpc": "2.0",
+                "id": "result-1",
+                "method": "tasks/result",
+                "params": {"taskId": task_id},
+            }
+            result = None
+            with (
+                httpx2.Client(timeout=30) as client,
+                client.stream("POST", url, json=body, headers=http.headers) as stream,
+            ):
+                for line in stream.iter_lines():
+                    if not (line.startswith("data:") and line[5:].strip()):
+                        continue
+                    message = json.loads(line[5:])
+                    if message.get("method") == "elicitation/create":
+                        assert message["params"]["_meta"][RELATED] == {
+                            "taskId": task_id
+                        }
+                        answer = {"action": "accept", "content": {"ok": True}}
+                        accepted = http.post(
+                            {"jsonrpc": "2.0", "id": message["id"], "result": answer}
+                        )
+                        assert accepted.status_code == 202
+                    elif message.get("id") == "result-1":
+                        result = result_of(message)
+                        break
+            assert result is not None and result["content"] == [
+                {"type": "text", "text": "answer: accept"}
+            ]
+            assert (
+                result_of(http.request("tasks/get", {"taskId": task_id}))["status"]
+                == "completed"
+            )
         finally:
             http.close()

@@ -13,9 +13,11 @@ Served when some tool's `execution.taskSupport` is `optional` or `required`; the
   `required` one, are -32601 (Method not found), as the page's tool-level rules say.
 - A tool result with `isError` ends its task `failed` ("for tool calls specifically,
   this includes cases where the tool call result has isError set to true").
-- While the task runs, what the handler sends (progress, log messages, elicitation and
-  sampling requests) goes on the connection's standalone channel (stdio; the GET
-  stream on HTTP), since the request that made the task has been answered; each
+- While the task runs, what the handler sends goes on the connection's standalone
+  channel (stdio; the GET stream on HTTP), since the request that made the task has
+  been answered: progress, log messages, and on stdio its questions (elicitation,
+  sampling), the task `input_required` meanwhile. Over HTTP a question waits for the
+  client's `tasks/result` and goes out on its stream, as the page's flow has it. Each
   carries the related-task `_meta`; `notifications/tasks/status` tells each new status.
 
 Tasks are bound to the caller's authorization context (its access token's principal)
@@ -29,12 +31,15 @@ from __future__ import annotations
 
 import secrets
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
 from mcp_types import methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
@@ -106,6 +111,7 @@ class LegacyTasks:
         self.server = server
         self.runner = runner
         self.page_size = page_size or DEFAULT_PAGE_SIZE
+        self.result_streams = ResultStreams()
         self._owners: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._methods: dict[
             str, Callable[[ServerRequestContext[Any, Any]], Awaitable[dict[str, Any]]]
@@ -178,7 +184,7 @@ class LegacyTasks:
         connection = _connection(ctx)
 
         async def work(control: TaskControl) -> TaskOutcome:
-            context = LegacyTaskContext(ctx, self.server, control)
+            context = LegacyTaskContext(ctx, self.server, control, self.result_streams)
             result = await self.table.call_tool(ctx, plain, context=context)
             dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
             # As the SDK shapes a plain call's answer for this protocol version.
@@ -213,7 +219,8 @@ class LegacyTasks:
     async def _result(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
         params = _params(ctx, types.GetTaskPayloadRequestParams)
         owner = self._owner(ctx)
-        await self.runner.store.wait(params.task_id, owner)
+        with self.result_streams.open(params.task_id, ctx):
+            await self.runner.store.wait(params.task_id, owner)
         outcome = await self.runner.store.outcome(params.task_id, owner)
         if outcome is None:  # the task is terminal: `finish` kept its outcome
             raise TaskNotFound(params.task_id)
@@ -259,9 +266,58 @@ class LegacyTasks:
         return owner
 
 
+class ResultStreams:
+    """The `tasks/result` requests waiting on each task. Over HTTP a task's questions
+    go out on one of them, as the page's flow has it (the client sees `input_required`,
+    calls `tasks/result`, and answers what comes on that stream): no GET stream needed.
+    """
+
+    def __init__(self) -> None:
+        self._open: dict[str, list[ServerRequestContext[Any, Any]]] = {}
+        self._opened: dict[str, anyio.Event] = {}
+
+    @contextmanager
+    def open(self, task_id: str, ctx: ServerRequestContext[Any, Any]) -> Iterator[None]:
+        """`ctx`, a `tasks/result` request, waits on the task meanwhile."""
+        self._open.setdefault(task_id, []).append(ctx)
+        opened = self._opened.pop(task_id, None)
+        if opened is not None:
+            opened.set()
+        try:
+            yield
+        finally:
+            streams = self._open[task_id]
+            streams.remove(ctx)
+            if not streams:
+                del self._open[task_id]
+
+    async def one(self, task_id: str) -> ServerRequestContext[Any, Any]:
+        """A `tasks/result` request waiting on the task, once there is one."""
+        while not self._open.get(task_id):
+            opened = self._opened.setdefault(task_id, anyio.Event())
+            try:
+                await opened.wait()
+            except BaseException:
+                self._opened.pop(task_id, None)
+                raise
+        return self._open[task_id][-1]
+
+
 class LegacyTaskContext(TaskContext):
     """A handler's `Context` while its 2025-11-25 call runs as a task: what it sends
-    goes on the connection's standalone channel, with the related-task `_meta`."""
+    goes on the connection's standalone channel (progress, log messages; questions on
+    stdio) or on a `tasks/result` stream (questions over HTTP), with the related-task
+    `_meta`."""
+
+    def __init__(
+        self,
+        request: ServerRequestContext[Any, Any],
+        server: GeneratedServer | None,
+        control: TaskControl,
+        result_streams: ResultStreams,
+    ) -> None:
+        super().__init__(request, server, control)
+        self.result_streams = result_streams
 
     async def deliver_progress(
         self, progress: float, total: float | None, message: str | None
@@ -305,10 +361,15 @@ class LegacyTaskContext(TaskContext):
                 )
             }
         )
+        answer_type = _ANSWER_TYPES[request.method]
         try:
-            # No related request: the connection's standalone channel.
-            return await self.request.session.send_request(
-                asking, _ANSWER_TYPES[request.method]
+            if self.request.request is None:
+                # stdio: one stream both ways; no related request, the standalone channel.
+                return await self.request.session.send_request(asking, answer_type)
+            stream = await self.result_streams.one(self.task.task_id)
+            on_stream = ServerMessageMetadata(related_request_id=stream.request_id)
+            return await stream.session.send_request(
+                asking, answer_type, metadata=on_stream
             )
         finally:
             await self.control.set_status("working")
