@@ -8,6 +8,7 @@ handlers are the plain ones a spec's user writes: nothing in them knows of tasks
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -606,23 +607,31 @@ def test_stateless_http_reaches_a_task_by_its_id_alone(app: Path) -> None:
 
 
 TYPESCRIPT_PEER = """\
-const [sdk, python, app] = process.argv.slice(2);
+const [sdk, python, app, url] = process.argv.slice(2);
 const { Client } = await import(`${sdk}/dist/esm/client/index.js`);
 const { StdioClientTransport } = await import(`${sdk}/dist/esm/client/stdio.js`);
-const { CallToolResultSchema, CreateTaskResultSchema } = await import(`${sdk}/dist/esm/types.js`);
+const { StreamableHTTPClientTransport } = await import(`${sdk}/dist/esm/client/streamableHttp.js`);
+const { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } = await import(
+  `${sdk}/dist/esm/types.js`);
 
-const client = new Client({ name: "ts-peer", version: "1" }, { capabilities: {} });
-await client.connect(new StdioClientTransport({ command: python, args: [app], env: process.env }));
-const out = { capability: client.getServerCapabilities().tasks };
+const client = new Client({ name: "ts-peer", version: "1" }, { capabilities: { elicitation: {} } });
+const out = {};
+client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  out.asked = request.params._meta?.["io.modelcontextprotocol/related-task"]?.taskId ?? "no task";
+  return { action: "accept", content: { ok: true } };
+});
+await client.connect(url ? new StreamableHTTPClientTransport(new URL(url))
+                         : new StdioClientTransport({ command: python, args: [app], env: process.env }));
+out.capability = client.getServerCapabilities().tasks;
 await client.listTools();
 
-async function stream(args) {
+async function stream(args, name = "slow_report") {
   const seen = [];
   const calls = client.experimental.tasks.callToolStream(
-    { name: "slow_report", arguments: args }, CallToolResultSchema, { task: { ttl: 60000 } });
+    { name, arguments: args }, CallToolResultSchema, { task: { ttl: 60000 } });
   for await (const message of calls) {
-    seen.push({ type: message.type, status: message.task?.status, result: message.result,
-                error: message.error?.message });
+    seen.push({ type: message.type, taskId: message.task?.taskId, status: message.task?.status,
+                result: message.result, error: message.error?.message });
   }
   return seen;
 }
@@ -642,12 +651,16 @@ do {
   out.listed.push(...page.tasks.map((task) => task.status));
   cursor = page.nextCursor;
 } while (cursor);
+out.confirm = await stream({}, "confirm");
 console.log(JSON.stringify(out));
 await client.close();
 """
 
 
-def test_the_typescript_sdk_client_runs_tasks(app: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_typescript_sdk_client_runs_tasks(
+    app: Path, tmp_path: Path, transport: str
+) -> None:
     """The TypeScript SDK 1.x client's experimental tasks API, a real 2025-11-25 peer."""
     folder = require_node_tools()
     sdk = folder / "node_modules" / "@modelcontextprotocol" / "sdk"
@@ -658,14 +671,23 @@ def test_the_typescript_sdk_client_runs_tasks(app: Path, tmp_path: Path) -> None
     script = tmp_path / "peer.mjs"
     script.write_text(TYPESCRIPT_PEER, encoding="utf-8")
     environment = {**node_environment(folder, tmp_path), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        ["node", str(script), str(sdk), sys.executable, str(app)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=environment,
-        cwd=app.parent,
-    )
+    command = ["node", str(script), str(sdk), sys.executable, str(app)]
+    with contextlib.ExitStack() as stack:
+        if transport == "http":
+            server = [sys.executable, str(app)]
+            command.append(
+                stack.enter_context(
+                    http_server(server, cwd=app.parent, env=_environment())
+                )
+            )
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environment,
+            cwd=app.parent,
+        )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["capability"] == {
@@ -684,6 +706,13 @@ def test_the_typescript_sdk_client_runs_tasks(app: Path, tmp_path: Path) -> None
     assert seen["business"][-1]["type"] == "error"
     assert seen["polled"] == "working" and seen["cancelled"] == "cancelled"
     assert seen["listed"] == ["completed", "failed", "cancelled"]
+    # A question inside a task reaches the client's handler, tied to its task.
+    confirmed = seen["confirm"]
+    assert confirmed[-1]["type"] == "result", confirmed
+    assert confirmed[-1]["result"]["content"] == [
+        {"type": "text", "text": "answer: accept"}
+    ]
+    assert seen["asked"] == confirmed[0]["taskId"]
 
 
 def test_progress_and_status_reach_an_http_client_on_its_get_stream(app: Path) -> None:
