@@ -23,6 +23,7 @@ from mcpgen import cache
 from mcpgen.files import create
 from mcpgen.render import black_style
 from mcpgen.render.formatting import piece_formatter
+from mcpgen.render.model_base import on_shared_base
 from mcpgen.render.model_statements import Generated, restyled, taken_apart
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def _generate(document: str, aliases: bool, with_sources: bool) -> tuple[str, di
             raise ModelRenderError(str(exc)) from exc
     if not isinstance(source, str):
         raise ModelRenderError("datamodel-code-generator returned no module")
-    return source, sources
+    return on_shared_base(source), sources
 
 
 def _sources(metadata: Path) -> dict[str, list[str]]:
@@ -122,13 +123,14 @@ def _sources(metadata: Path) -> dict[str, list[str]]:
 def _generator_identity() -> bytes:
     """What, besides its input, decides the models' text and what is cached with it: the
     generator's version and black's, this module, which fixes the generator's options,
-    model_statements.py, which takes the output apart, model_index.py, and the black-style
-    writer."""
+    model_statements.py, which takes the output apart, model_index.py, model_base.py, which
+    changes it, and the black-style writer."""
     generator = f"datamodel-code-generator {version('datamodel-code-generator')}, black {version('black')}\n"
     # model_statements.py and model_index.py too: what they read from a model is cached with the model.
     statements = Path(__file__).with_name("model_statements.py").read_bytes()
     index = Path(__file__).with_name("model_index.py").read_bytes()
-    return generator.encode() + Path(__file__).read_bytes() + statements + index + black_style.source_bytes()
+    base = Path(__file__).with_name("model_base.py").read_bytes()
+    return generator.encode() + Path(__file__).read_bytes() + statements + index + base + black_style.source_bytes()
 
 
 def warm_up() -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from mcpgen.ir.model import Api
 from mcpgen.render.model_generator import ModelRenderError
-from mcpgen.render.model_groups import model_groups
+from mcpgen.render.model_groups import SHARED_MODULE, model_groups
 from mcpgen.render.model_index import annotated_names
 from mcpgen.render.model_statements import (
     Generated,
@@ -48,13 +48,20 @@ def whole_run_groups(
     annotated = annotated_names(imported(output.imports))
     grouped: dict[str, list[Statement]] = {module: [] for module in model_groups(api)}
     placed: dict[str, str] = {}  # class name, as generated -> its module
+    shares = False  # whether a class serves the models of two modules
     for statement in output.statements:
         module = _module(statement, output.sources, owners, placed)
         if statement.name is not None:
             placed[statement.name] = module
+        shares |= any(placed.get(used, module) not in (module, SHARED_MODULE) for used in statement.uses)
         if renames.keys() & (statement.uses | {statement.name}):
             statement = renamed_statement(statement, renames, annotated, restyle)
         grouped[module].append(statement)
+    if shares:
+        # The generator made one class for equal schemas of two tools (a class it names
+        # after a property, not a path: an `allOf` merged into a property's object): no
+        # module of a tool imports another's, so every model goes in `_shared`.
+        return {SHARED_MODULE: [statement for statements in grouped.values() for statement in statements]}, list(output.imports)
     return grouped, list(output.imports)
 
 

@@ -37,6 +37,7 @@ from mcpgen.ir import naming
 from mcpgen.ir.model import Api
 from mcpgen.render.environment import docstring
 from mcpgen.render.imports import Imports
+from mcpgen.render.model_base import BASE_CLASS, BASE_MODULE, base_module
 from mcpgen.render.model_batches import BATCH_TARGET, generate_groups
 from mcpgen.render.model_generator import CachedRuns
 from mcpgen.render.model_groups import (
@@ -137,7 +138,7 @@ class FastModelGenerator:
         classes = {
             statement.name
             for statement in (shared_output.statements if shared_output else ())
-            if statement.name is not None and statement.text.startswith(f"class {statement.name}(BaseModel):")
+            if statement.name is not None and statement.text.startswith(f"class {statement.name}({BASE_CLASS}):")
         }
         others = {module: names for module, names in groups.items() if module != SHARED_MODULE}
         order = {name: index for index, name in enumerate(api.model_schemas)}
@@ -185,6 +186,9 @@ def assembled_models(
     that have no class of their own, in `_shared`), and the index of them all."""
     docstrings = _docstrings(api)
     shared_names = {statement.name for statement in grouped.get(SHARED_MODULE, []) if statement.name is not None}
+    others = {name for module, names in model_groups(api).items() if module != SHARED_MODULE for name in names}
+    if shared_names & others:
+        docstrings[SHARED_MODULE] = '"""Every model of the spec, generated together: tools share classes."""'
     imports.setdefault(SHARED_MODULE, [])
     aliases = _definition_aliases(api, shared_names, runs)
     if aliases is not None:
@@ -205,6 +209,9 @@ def assembled_models(
         _add_imports(block, imports[module], used)
         if module != SHARED_MODULE and used & shared_names:
             block.add(f".{SHARED_MODULE}", *sorted(used & shared_names))
+        if BASE_CLASS in used:
+            block.add(f".{BASE_MODULE}", BASE_CLASS)
+            modules[BASE_MODULE] = base_module(header)
         every_import += imports[module]
         import_lines = runs.import_lines(block.render())
         # black puts two blank lines before a class after the imports, one before anything else.

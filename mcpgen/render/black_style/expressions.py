@@ -129,7 +129,7 @@ class Expressions:
             # several lines is left to black, which keeps how it was written.
             if "\n" in literal or not re.fullmatch(r"""[rRuU]?("|')(?s:.*)\1""", literal) or literal[:3] in ('"""', "'''"):
                 raise Unsupported("a string over several lines")
-            return string_literal(value)
+            return string_literal(literal)
         if isinstance(value, int | float):
             return number_literal(value)
         raise Unsupported(repr(value))

@@ -9,8 +9,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from black.mode import Mode
 from black.numerics import normalize_numeric_literal
 from black.strings import (
+    normalize_string_prefix,
     normalize_string_quotes,
     normalize_unicode_escape_sequences,
     str_width,
@@ -21,6 +23,7 @@ from blib2to3.pytree import Leaf  # type: ignore[import-untyped]
 STRING = token.STRING  # a syntax-tree leaf's kind, for black's string normalizers
 LINE_LENGTH = 88
 INDENT = "    "
+_MODE = Mode()  # what black's string prefix normalization asks of the mode: nothing of ours
 
 
 def normalized(function: Callable[[Any], None], kind: int, text: str) -> str:
@@ -46,12 +49,14 @@ def fits(line: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def string_literal(value: str) -> str:
-    """The literal black writes for `value`: Python's repr, with black's quote preference."""
-    literal = repr(value)
-    if "\\" not in literal and '"' not in literal and literal[0] == "'" and "'" not in literal[1:-1]:
-        return f'"{literal[1:-1]}"'  # nothing escaped and no quote inside: black only swaps the quotes
-    return normalize_string_quotes(normalized(normalize_unicode_escape_sequences, STRING, literal))
+def string_literal(written: str) -> str:
+    """What black makes of a string literal written as `written` (on one line, no implicit
+    concatenation): its escapes, prefix and quotes normalized, its characters as written
+    (a character may be written as itself where Python's repr would escape it)."""
+    if "\\" not in written and '"' not in written and written[0] == "'" and "'" not in written[1:-1]:
+        return f'"{written[1:-1]}"'  # nothing escaped and no quote inside: black only swaps the quotes
+    escaped = normalized(normalize_unicode_escape_sequences, STRING, written)
+    return normalize_string_quotes(normalize_string_prefix(escaped, _MODE))
 
 
 def number_literal(value: int | float) -> str:
