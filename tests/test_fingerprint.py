@@ -28,14 +28,17 @@ from mcpgen.write.fingerprint import (
 
 PACKAGE = ROOT / "mcpgen"
 
-# Builds a spec in memory with the mcpgen found first on sys.path, and prints each file's
-# hash, the manifest and the mcpgen modules the build imported.
+# Builds a spec in memory with the mcpgen found first on sys.path (with the reference
+# formatter and model generator if a second argument says so), and prints each file's hash,
+# the manifest and the mcpgen modules the build imported.
 BUILD_SCRIPT = """
 import hashlib, json, sys
 from pathlib import Path
+from mcpgen.build_context import reference_context
 from mcpgen.pipeline import build
 
-result = build(Path(sys.argv[1]), allow_outside=True)
+context = reference_context() if sys.argv[2:] == ["reference"] else None
+result = build(Path(sys.argv[1]), allow_outside=True, context=context)
 print(json.dumps({
     "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(result.files.items())},
     "manifest": result.manifest.decode(),
@@ -44,13 +47,13 @@ print(json.dumps({
 """
 
 
-def _built(spec: Path, mcpgen_folder: Path | None = None) -> dict[str, object]:
+def _built(spec: Path, mcpgen_folder: Path | None = None, reference: bool = False) -> dict[str, object]:
     """What BUILD_SCRIPT prints, run with the mcpgen in `mcpgen_folder` (default: this one)."""
     environment = dict(os.environ)
     if mcpgen_folder is not None:
         environment["PYTHONPATH"] = str(mcpgen_folder)
     finished = subprocess.run(
-        [sys.executable, "-c", BUILD_SCRIPT, str(spec)],
+        [sys.executable, "-c", BUILD_SCRIPT, str(spec), *(["reference"] if reference else [])],
         capture_output=True,
         text=True,
         env=environment,
@@ -77,9 +80,11 @@ def _edited(path: Path, addition: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", ["kitchen_sink.yaml", "gift_server.yaml"])
-def test_every_module_a_build_imports_is_fingerprinted(spec: str) -> None:
-    loaded = _built(ROOT / "specs" / spec)["modules"]
+@pytest.mark.parametrize(
+    ("spec", "reference"), [("kitchen_sink.yaml", False), ("gift_server.yaml", False), ("gift_server.yaml", True)]
+)
+def test_every_module_a_build_imports_is_fingerprinted(spec: str, reference: bool) -> None:
+    loaded = _built(ROOT / "specs" / spec, reference=reference)["modules"]
     assert isinstance(loaded, list)
     modules = package_modules(PACKAGE)
     shaping = shaping_modules(modules)
