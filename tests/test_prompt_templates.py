@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 from helpers import built_package, validate_diagnostics, write_spec
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 from test_fuzz import TEMPLATE_ARGUMENTS, jinja_rendering, template_values, templates
@@ -123,7 +123,7 @@ def test_a_carriage_return_inside_a_tag_is_whitespace() -> None:
 
 
 @pytest.mark.slow  # 300 random templates, about a quarter of them accepted
-@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(template=templates, given_=st.dictionaries(st.sampled_from(TEMPLATE_ARGUMENTS), template_values, max_size=3))
 def test_what_the_parser_accepts_renders_as_jinja_renders_it(template: str, given_: dict[str, str]) -> None:
     """The runtime's own parser is the one definition of the subset (the build checks with
@@ -133,6 +133,10 @@ def test_what_the_parser_accepts_renders_as_jinja_renders_it(template: str, give
         parts = parse_template(template)
     except TemplateError:
         return
+    # What the build would refuse on other grounds: an undeclared argument (Jinja would
+    # print its global of that name, `range`), a lone surrogate (no spec can hold one).
+    assume(set(used_arguments(parts)) <= set(TEMPLATE_ARGUMENTS))
+    assume(not any(0xD800 <= ord(character) <= 0xDFFF for character in template))
     rendered = render_template(parts, given_).replace("\r\n", "\n").replace("\r", "\n")
     assert rendered == jinja_rendering(template, given_)
 
