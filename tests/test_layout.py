@@ -25,6 +25,7 @@ STAGES = {
     "lint": 3,
     "ir": 4,
     "render": 5,
+    "build_context": 5,  # the options render runs with: its formatter and model generator
     "bind": 6,
     "render.templates": 7,
     "write": 8,
