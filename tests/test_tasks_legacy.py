@@ -820,3 +820,24 @@ def test_over_http_a_question_comes_on_the_tasks_result_stream(app: Path) -> Non
             )
         finally:
             http.close()
+
+
+def test_over_http_a_callers_sessions_share_its_bound(app: Path) -> None:
+    """100 running tasks per caller: more sessions from one address do not make more."""
+    with http_server(
+        [sys.executable, str(app)], cwd=app.parent, env=_environment()
+    ) as url:
+        alice, again = Http(url), Http(url)
+        try:
+            for n in range(100):
+                start_task(alice if n % 2 else again, {"seconds": 30})
+            refused = error_of(
+                again.request(
+                    "tools/call",
+                    {"name": "slow_report", "arguments": {"seconds": 30}, "task": {}},
+                )
+            )
+            assert refused["code"] == -32600 and "at most 100" in refused["message"]
+        finally:
+            alice.close()
+            again.close()

@@ -24,7 +24,8 @@ Tasks are bound to the caller's authorization context (its access token's princi
 where there is one, else to the connection (the 2025-11-25 session) that made them:
 another session cannot see, list or cancel them. Stateless HTTP without a token has no
 session: there a task is reached by its id alone (unguessable), `tasks/list` lists
-nothing rather than every caller's tasks, and the per-caller bounds count by address.
+nothing rather than every caller's tasks. Without a token, the per-caller bounds count
+by the caller's address over HTTP.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ if TYPE_CHECKING:
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 SESSION_HEADER = "mcp-session-id"
+PRINCIPAL = "principal:"
+"""How `tasks_modern.caller` begins an owner that is an authorization context."""
 ANYONE = ""
 """The owner of a task made where there is no session (stateless HTTP)."""
 METHOD_NOT_FOUND = -32601
@@ -195,12 +198,10 @@ class LegacyTasks:
 
         try:
             owner = self._owner(ctx)
-            client = getattr(ctx.request, "client", None)
             task = await self.runner.start(
                 work,
                 owner=owner,
-                # Anonymous tasks count against their caller's address.
-                quota_key=owner or f"address:{getattr(client, 'host', '')}",
+                quota_key=_quota_key(ctx, owner),
                 ttl=params.task.ttl,
                 request={"name": params.name},
                 listener=_status_teller(connection),
@@ -373,6 +374,17 @@ class LegacyTaskContext(TaskContext):
             )
         finally:
             await self.control.set_status("working")
+
+
+def _quota_key(ctx: ServerRequestContext[Any, Any], owner: str) -> str:
+    """Whose per-caller bounds (`TaskLimits`) a new task counts against: its owner's
+    when that is an authorization context; else, over HTTP, its caller's address, so
+    that one client cannot take every task a server runs by opening more sessions (a
+    proxy's clients share the proxy's: give them tokens); on stdio, the one client's."""
+    if owner.startswith(PRINCIPAL):
+        return owner
+    host = getattr(getattr(ctx.request, "client", None), "host", None)
+    return f"address:{host}" if isinstance(host, str) else owner
 
 
 def _status_teller(connection: Any) -> Callable[[Task], Awaitable[None]]:
