@@ -11,6 +11,8 @@ this stage reads generated Python back.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Literal
@@ -144,13 +146,17 @@ class Scope:
         """`name` for an argument of a method of this module, or `name_` (then `name__`...)
         when the module or the method binds it; never one of `others` (the method's other
         arguments), which the caller extends as it names them."""
-        taken = self.names | self.method_names
+        taken = self._taken
         if name not in taken:
             return name
         free = name + "_"
         while free in taken or free in others:
             free += "_"
         return free
+
+    @functools.cached_property
+    def _taken(self) -> frozenset[str]:
+        return self.names | self.method_names
 
 
 @dataclass(frozen=True)
@@ -173,13 +179,25 @@ class PythonApi:
     scopes: dict[str, Scope] = field(default_factory=dict)  # generated module -> its names
 
     def handler(self, key: str) -> Method:
-        return next(method for method in self.handlers if method.key == key)
+        return self._handlers[key]
 
     def client_method(self, key: str) -> Method:
-        return next(method for method in self.client if method.key == key)
+        return self._client[key]
 
     def binding(self, table: str, name: str) -> Binding:
-        return next(item for item in self.bindings if item.table == table and item.name == name)
+        return self._bindings[table, name]
+
+    @functools.cached_property
+    def _handlers(self) -> dict[str, Method]:
+        return {method.key: method for method in self.handlers}
+
+    @functools.cached_property
+    def _client(self) -> dict[str, Method]:
+        return {method.key: method for method in self.client}
+
+    @functools.cached_property
+    def _bindings(self) -> dict[tuple[str, str], Binding]:
+        return {(item.table, item.name): item for item in self.bindings}
 
     def to_json(self) -> str:
         """Compact and stable: the methods and exports, sorted where order means nothing."""
@@ -213,8 +231,9 @@ class PythonApi:
 
 
 def handlers_to_json(methods: tuple[Method, ...]) -> list[object]:
-    """The Handlers methods as the manifest keeps them, for the next rebuild's report."""
-    return [method.to_json() for method in methods]
+    """The Handlers methods as the manifest keeps them, for the next rebuild's report: their
+    signatures and imports (docstrings left out: a rebuild's report never shows them)."""
+    return [dataclasses.replace(method, docstring="").to_json() for method in methods]
 
 
 def handlers_from_json(data: object) -> tuple[Method, ...] | None:

@@ -8,6 +8,8 @@ model's fields, renamed where client.py binds the name), and returns what the se
 
 from __future__ import annotations
 
+import dataclasses
+
 from mcpgen.bind.api import Method, Parameter, Scope
 from mcpgen.bind.parameters import field_parameters
 from mcpgen.bind.types import ModelTypes, TypeRef, generic, named
@@ -98,9 +100,7 @@ class MethodBinder:
         for parameter in parameters:
             name = self.client_scope.free(parameter.name, used)
             used.add(name)
-            renamed.append(
-                Parameter(name, parameter.wire, parameter.type, parameter.kind, parameter.default, parameter.nullable)
-            )
+            renamed.append(parameter if name == parameter.name else dataclasses.replace(parameter, name=name))
         return renamed
 
     def _client_tool(self, tool: ToolIR) -> Method:

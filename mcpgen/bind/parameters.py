@@ -53,11 +53,11 @@ def field_parameters(types: ModelTypes, model: str, schema: Mapping[str, Json]) 
     for field in types.index.models[model].fields:
         kind = _kind(field)
         type_ = types.of(field.annotation).numeric_tower()
-        parameter = Parameter(field.name, field.name, type_, kind, field.default if kind == "defaulted" else None)
         if kind == "optional":
             nullable = nulls.allowed(field.wire_name)
-            parameter = Parameter(
-                field.name, field.name, type_ if nullable else type_.without_none(), kind, None, nullable
-            )
-        parameters.append(parameter)
+            type_ = type_ if nullable else type_.without_none()
+            parameters.append(Parameter(field.name, field.name, type_, kind, None, nullable))
+        else:
+            default = field.default if kind == "defaulted" else None
+            parameters.append(Parameter(field.name, field.name, type_, kind, default))
     return sorted(parameters, key=lambda p: p.kind != "required")

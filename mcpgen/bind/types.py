@@ -90,9 +90,13 @@ class ModelTypes:
 
     def __init__(self, index: ModelIndex) -> None:
         self.index = index
+        self._types: dict[str, TypeRef] = {}  # the same annotations come back for every method
 
     def of(self, annotation: str) -> TypeRef:
-        return _type_of(self.index, annotation)
+        found = self._types.get(annotation)
+        if found is None:
+            found = self._types[annotation] = _type_of(self.index, annotation)
+        return found
 
     def model(self, name: str) -> TypeRef:
         """The model class itself."""
