@@ -42,6 +42,7 @@ def test_the_models_behave_as_when_each_class_said_it(tmp_path: Path) -> None:
 
 
 def test_a_class_keeps_the_settings_of_its_own() -> None:
+    """As the generator lays a class out: its docstring, then its config, a setting a line."""
     source = textwrap.dedent(
         """\
         from pydantic import BaseModel, ConfigDict, RootModel
@@ -63,8 +64,9 @@ def test_a_class_keeps_the_settings_of_its_own() -> None:
 
 
         class Documented(BaseModel):
-            \"\"\"Mine.\"\"\"
-
+            \"\"\"
+            Mine: model_config = ConfigDict(
+            \"\"\"
             model_config = ConfigDict(
                 extra='allow',
                 populate_by_name=True,
@@ -98,7 +100,7 @@ def test_a_class_keeps_the_settings_of_its_own() -> None:
     assert body == {
         "Plain": ["x: int"],
         "Empty": ["pass"],
-        "Documented": ["'Mine.'"],
+        "Documented": ["'\\n    Mine: model_config = ConfigDict(\\n    '"],
         "Own": ["model_config = ConfigDict(regex_engine='python-re')", "y: str"],
         "Child": ["z: int"],
         "Numbers": ["root: list[int]"],

@@ -13,13 +13,8 @@ with its bases'). A root model (`RootModel[...]`) has no such config and keeps i
 
 from __future__ import annotations
 
-import ast
-
 BASE_MODULE = "_base"
 BASE_CLASS = "_Model"  # private: no name of the spec's, nor one the generator makes, starts with "_"
-
-# What the base says once for every model.
-_SHARED_SETTINGS = {"extra": "allow", "populate_by_name": True}
 
 
 def base_module(header: str) -> str:
@@ -43,59 +38,52 @@ def base_module(header: str) -> str:
 
 
 def on_shared_base(source: str) -> str:
-    """The generator's module with its classes on the shared base (see above)."""
-    if "BaseModel" not in source:
+    """The generator's module with its classes on the shared base (see above).
+
+    Read line by line, as the generator lays a class out (no parse: this runs on every
+    generator run): a class line at the start of a line (nothing else in the module
+    starts one: docstrings and field lines are indented, other strings are on one line),
+    its docstring if any, then its `model_config = ConfigDict(` with one setting a line.
+    A class laid out otherwise keeps its config, which is then merely repeated."""
+    if "(BaseModel):" not in source:
         return source
     lines = source.split("\n")
-    for node in reversed(ast.parse(source).body):
-        if isinstance(node, ast.ClassDef):
-            _drop_shared_settings(node, lines)  # below the class line: done first
-            _rebase(node, lines)
-    return "\n".join(lines)
-
-
-def _column(line: str, byte_offset: int) -> int:
-    """A position the syntax tree gives in UTF-8 bytes, in characters of `line`."""
-    return len(line.encode()[:byte_offset].decode())
-
-
-def _rebase(node: ast.ClassDef, lines: list[str]) -> None:
-    for base in node.bases:
-        if isinstance(base, ast.Name) and base.id == "BaseModel" and base.lineno == base.end_lineno:
-            line = lines[base.lineno - 1]
-            start, end = _column(line, base.col_offset), _column(line, base.end_col_offset or 0)
-            lines[base.lineno - 1] = line[:start] + BASE_CLASS + line[end:]
-
-
-def _is_shared(keyword: ast.keyword) -> bool:
-    value = keyword.value
-    return (
-        keyword.arg in _SHARED_SETTINGS
-        and isinstance(value, ast.Constant)
-        and value.value == _SHARED_SETTINGS[keyword.arg]
-    )
-
-
-def _drop_shared_settings(node: ast.ClassDef, lines: list[str]) -> None:
-    """The class's `model_config` without the shared settings: gone when nothing else is in
-    it (`pass` when the class then has no statement left)."""
-    for statement in node.body:
-        if not (
-            isinstance(statement, ast.Assign)
-            and [ast.unparse(target) for target in statement.targets] == ["model_config"]
-            and isinstance(statement.value, ast.Call)
-            and ast.unparse(statement.value.func) == "ConfigDict"
-            and not statement.value.args
-        ):
+    kept: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if not line.startswith("class "):
+            kept.append(line)
             continue
-        kept = [keyword for keyword in statement.value.keywords if not _is_shared(keyword)]
-        if len(kept) == len(statement.value.keywords):
-            return
-        indent = " " * statement.col_offset
-        if kept:
-            replacement = [f"{indent}model_config = ConfigDict({', '.join(ast.unparse(each) for each in kept)})"]
-        else:  # a class with nothing else in it (a docstring will do) still needs a statement
-            replacement = [] if len(node.body) > 1 else [f"{indent}pass"]
-        lines[statement.lineno - 1 : statement.end_lineno or statement.lineno] = replacement
-        return
+        line = line.removesuffix("(BaseModel):") + f"({BASE_CLASS}):" if line.endswith("(BaseModel):") else line
+        kept.append(line)
+        if index < len(lines) and lines[index].startswith(_INDENT + '"""'):
+            end = index if lines[index].count('"""') > 1 else _closing(lines, index + 1)
+            kept += lines[index : end + 1]
+            index = end + 1
+        if index < len(lines) and lines[index] == _CONFIG_OPENS:
+            closes = lines.index(_CONFIG_CLOSES, index)
+            own = [setting for setting in lines[index + 1 : closes] if setting not in _SHARED_LINES]
+            if own:
+                kept += [_CONFIG_OPENS, *own, _CONFIG_CLOSES]
+            empty = not own and kept[-1] is line  # no docstring, no setting of its own
+            index = closes + 1
+            if empty and (index == len(lines) or not lines[index].startswith(_INDENT)):
+                kept.append(_INDENT + "pass")  # nothing else in the class
+    return "\n".join(kept)
 
+
+_INDENT = "    "
+_CONFIG_OPENS = "    model_config = ConfigDict("
+_CONFIG_CLOSES = "    )"
+# The two settings as the generator writes them, one a line.
+_SHARED_LINES = frozenset({"        extra='allow',", "        populate_by_name=True,"})
+
+
+def _closing(lines: list[str], start: int) -> int:
+    """The line that closes a docstring opened on the line before `start`."""
+    for index in range(start, len(lines)):
+        if '"""' in lines[index]:
+            return index
+    raise ValueError("a docstring the generator did not close")
