@@ -96,7 +96,7 @@ class Task:
 
 
 def iso_time(moment: float) -> str:
-    """`moment` (POSIX seconds) in ISO 8601, UTC, to the millisecond: ...T10:30:00.000Z."""
+    """`moment` (POSIX seconds) in ISO 8601, UTC, to the millisecond, with a Z (as the spec's examples write createdAt)."""
     text = datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds")
     return text.replace("+00:00", "Z")
 
