@@ -30,7 +30,7 @@ from ._runtime.client import UNSET, Mode, Unset
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-    from .models import Gift, GiftCatalogContent, GiftContent, SuggestGiftsOutput
+    from .models import Gift, GiftCatalogContent, SuggestGiftsOutput
 
 
 class GiftServerClient:
@@ -130,24 +130,19 @@ class GiftServerClient:
         """Read `mcp://gift-server/resources/gift_catalog`: Every gift the server can suggest."""
         uri = "mcp://gift-server/resources/gift_catalog"
         result = await self.client.read_resource(uri)
-        value: GiftCatalogContent = _client.resource_value(
-            result, _models.GiftCatalogContent
-        )
-        return value
+        return _client.resource_value(result, _models.GiftCatalogContent)
 
     async def read_gift(self, *, id: str) -> Gift:
         """Read `gifts://{id}`: A gift from the catalog, by id."""
         uri = UriTemplate.parse("gifts://{id}").expand({"id": id})
         result = await self.client.read_resource(uri)
-        value: GiftContent = _client.resource_value(result, _models.GiftContent)
-        return value.root
+        return _client.resource_value(result, _models.GiftContent).root
 
     async def read_gifts_widget(self) -> str | bytes:
         """Read `ui://widget/gifts.html`: Renders suggest_gifts results as cards."""
         uri = "ui://widget/gifts.html"
         result = await self.client.read_resource(uri)
-        value: str | bytes = _client.resource_value(result, None)
-        return value
+        return _client.resource_value(result, None)
 
     async def get_gift_congrats_style(
         self, *, occasion: str, tone: str | Unset = UNSET

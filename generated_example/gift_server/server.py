@@ -65,32 +65,12 @@ def create_server(
         },
         templates={
             "gift": TemplateBinding(
-                handlers.read_gift, {"id": "id"}, lambda: models.GiftContent
+                handlers.read_gift, content_model=lambda: models.GiftContent
             ),
         },
         prompts={
             "gift_congrats_style": PromptBinding(
-                lambda: models.GiftCongratsStyleArguments,
-                messages=[
-                    {
-                        "role": "user",
-                        "content": {
-                            "type": "text",
-                            "template": [
-                                "Write a short ",
-                                {
-                                    "if": "tone",
-                                    "not": False,
-                                    "then": [{"var": "tone"}, " "],
-                                    "else": [],
-                                },
-                                "greeting card text for a ",
-                                {"var": "occasion"},
-                                ".",
-                            ],
-                        },
-                    }
-                ],
+                lambda: models.GiftCongratsStyleArguments
             ),
             "gift_thank_you": PromptBinding(
                 lambda: models.GiftThankYouArguments, get=handlers.get_gift_thank_you

@@ -51,15 +51,16 @@ class Report:
 
 FULL_REPORT_VALUES = 1000
 """Values (objects, arrays and scalars, at any depth) up to which every violation is
-listed. jsonschema-rs collects a value's violations all at once, about 10 us each, so a
-4 MiB array of a million wrong items cost 10 s and 1.6 GB on the event loop; beyond this
-size only the first violation is looked for, which stops where it is found."""
+listed. jsonschema-rs collects a value's violations all at once, so a body of a million
+wrong items would hold the event loop for seconds and take gigabytes; beyond this size
+only the first violation is looked for, which stops where it is found."""
 
 _SLOW_MATCH = 0.001  # seconds
 
 PATTERN_STEPS = 1_000_000
 """Backtracking steps one match of a pattern may take (patterns with backreferences or
-lookaround; the others run in linear time): about 16 ms of work at most."""
+lookaround; the others run in linear time): a match that needs more is refused, and one
+that needs this many is still a small part of a call."""
 
 
 class SchemaValidator:
@@ -68,13 +69,13 @@ class SchemaValidator:
     Patterns that need backtracking (backreferences, lookaround) are each matched within
     `PATTERN_STEPS`, and a value's whole check against a schema that has one within a
     budget of seconds: a thousand strings that each take the most steps would otherwise
-    hold the event loop for 16 s. Such schemas check `pattern` through
+    hold the event loop for many seconds. Such schemas check `pattern` through
     `_BudgetedPattern`; the others run wholly in jsonschema-rs, in linear time.
     """
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        # Imported with the first schema compiled, not with the server: 4 ms of a cold
-        # start to the first `tools/list`, which needs no validator.
+        # Imported with the first schema compiled, not with the server: a cold start to
+        # the first `tools/list` needs no validator.
         import jsonschema_rs
 
         options = jsonschema_rs.FancyRegexOptions(backtrack_limit=PATTERN_STEPS)
@@ -319,7 +320,7 @@ def _set_fields_from(instance: Any, value: Any) -> None:
 def _has_aliases(model: type[BaseModel]) -> bool:
     """Whether a field of `model`, or of a model inside it, has a JSON name other than its
     Python name: only then can an extra pass for a field. Most models have none, and
-    their calls skip `_set_fields_from` (8 us of a ten-argument call)."""
+    their calls skip `_set_fields_from`, a pass over every field of every call."""
     seen: set[type[BaseModel]] = set()
     pending = [model]
     while pending:

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import _Model
 
 
-class Gift(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class Gift(_Model):
     id: Annotated[str, Field(description="Catalog id of the gift.")]
     name: str
     price: Annotated[int | float, Field(description="Price in euros.")]

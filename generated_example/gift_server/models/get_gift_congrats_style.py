@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import _Model
 
 
-class GiftCongratsStyleArguments(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class GiftCongratsStyleArguments(_Model):
     occasion: Annotated[str, Field(description="What the greeting is for.")]
     tone: Annotated[str | None, Field(description="warm, funny or formal")] = None

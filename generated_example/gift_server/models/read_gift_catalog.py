@@ -4,14 +4,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
+from ._base import _Model
 from ._shared import Gift
 
 
-class GiftCatalogContent(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class GiftCatalogContent(_Model):
     gifts: list[Gift]

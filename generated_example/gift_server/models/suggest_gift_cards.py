@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import Field, RootModel
+
+from ._base import _Model
 
 
-class SuggestGiftCardsInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class SuggestGiftCardsInput(_Model):
     budget: int | float
     count: Annotated[int, Field(description="How many amounts to suggest.")] = 3
 

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from ._base import _Model
 from ._shared import Gift
 
 
-class SuggestGiftsInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class SuggestGiftsInput(_Model):
     occasion: Annotated[
         Literal["birthday", "wedding", "new_year", "anniversary"],
         Field(description="What the gift is for."),
@@ -29,10 +26,6 @@ class SuggestGiftsInput(BaseModel):
     ] = None
 
 
-class SuggestGiftsOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class SuggestGiftsOutput(_Model):
     gifts: list[Gift]
     total: Annotated[int, Field(description="How many gifts matched.")]

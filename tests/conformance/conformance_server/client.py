@@ -424,35 +424,103 @@ class McpgenConformanceClient:
         )
         return _client.tool_content("test_trigger_prompt_change", result)
 
+    async def greet(
+        self, *, name: str, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
+        """Call tool `greet`: Greets someone, at once (never a task)."""
+        arguments = _models.GreetInput.model_validate({"name": name})
+        result = await _client.call_tool(self.client, "greet", arguments, on_progress)
+        return _client.tool_content("greet", result)
+
+    async def slow_compute(
+        self,
+        *,
+        seconds: float,
+        label: str | Unset = UNSET,
+        on_progress: ProgressFnT | None = None,
+    ) -> list[types.ContentBlock]:
+        """Call tool `slow_compute`: Computes for the given number of seconds; a task when it takes a while."""
+        arguments = _models.SlowComputeInput.model_validate(
+            {"seconds": seconds, **_client.given("slow_compute", {"label": label})}
+        )
+        result = await _client.call_tool(
+            self.client, "slow_compute", arguments, on_progress
+        )
+        return _client.tool_content("slow_compute", result)
+
+    async def failing_job(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
+        """Call tool `failing_job`: Works for a second, then fails with a tool error; runs only as a task."""
+        arguments = _models.FailingJobInput.model_validate({})
+        result = await _client.call_tool(
+            self.client, "failing_job", arguments, on_progress
+        )
+        return _client.tool_content("failing_job", result)
+
+    async def protocol_error_job(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
+        """Call tool `protocol_error_job`: Ends in a protocol (JSON-RPC) error; runs only as a task."""
+        arguments = _models.ProtocolErrorJobInput.model_validate({})
+        result = await _client.call_tool(
+            self.client, "protocol_error_job", arguments, on_progress
+        )
+        return _client.tool_content("protocol_error_job", result)
+
+    async def confirm_delete(
+        self, *, filename: str, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
+        """Call tool `confirm_delete`: Asks the user to confirm the deletion of a file."""
+        arguments = _models.ConfirmDeleteInput.model_validate({"filename": filename})
+        result = await _client.call_tool(
+            self.client, "confirm_delete", arguments, on_progress
+        )
+        return _client.tool_content("confirm_delete", result)
+
+    async def multi_input(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
+        """Call tool `multi_input`: Asks the user two questions at once."""
+        arguments = _models.MultiInputInput.model_validate({})
+        result = await _client.call_tool(
+            self.client, "multi_input", arguments, on_progress
+        )
+        return _client.tool_content("multi_input", result)
+
+    async def test_tool_with_task(
+        self, *, on_progress: ProgressFnT | None = None
+    ) -> list[types.ContentBlock]:
+        """Call tool `test_tool_with_task`: Asks the user's name before it starts, then runs as a task that greets them."""
+        arguments = _models.TestToolWithTaskInput.model_validate({})
+        result = await _client.call_tool(
+            self.client, "test_tool_with_task", arguments, on_progress
+        )
+        return _client.tool_content("test_tool_with_task", result)
+
     async def read_static_text(self) -> str | bytes:
         """Read `test://static-text`: A static text resource."""
         uri = "test://static-text"
         result = await self.client.read_resource(uri)
-        value: str | bytes = _client.resource_value(result, None)
-        return value
+        return _client.resource_value(result, None)
 
     async def read_static_binary(self) -> str | bytes:
         """Read `test://static-binary`: A static binary resource (a 1x1 PNG)."""
         uri = "test://static-binary"
         result = await self.client.read_resource(uri)
-        value: str | bytes = _client.resource_value(result, None)
-        return value
+        return _client.resource_value(result, None)
 
     async def read_watched_resource(self) -> str | bytes:
         """Read `test://watched-resource`: A resource clients can subscribe to."""
         uri = "test://watched-resource"
         result = await self.client.read_resource(uri)
-        value: str | bytes = _client.resource_value(result, None)
-        return value
+        return _client.resource_value(result, None)
 
     async def read_template_data(self, *, id: str) -> TemplateDataContent:
         """Read `test://template/{id}/data`: JSON data for an id."""
         uri = UriTemplate.parse("test://template/{id}/data").expand({"id": id})
         result = await self.client.read_resource(uri)
-        value: TemplateDataContent = _client.resource_value(
-            result, _models.TemplateDataContent
-        )
-        return value
+        return _client.resource_value(result, _models.TemplateDataContent)
 
     async def get_test_simple_prompt(self) -> types.GetPromptResult:
         """Get prompt `test_simple_prompt`: A prompt without arguments."""

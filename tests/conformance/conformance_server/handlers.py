@@ -19,7 +19,13 @@ from ._runtime.context import Context
 
 if TYPE_CHECKING:
     from .models import (
+        ConfirmDeleteInput,
+        FailingJobInput,
+        GreetInput,
         JsonSchema202012ToolInput,
+        MultiInputInput,
+        ProtocolErrorJobInput,
+        SlowComputeInput,
         TemplateDataContent,
         TestAudioContentInput,
         TestCustomHeaderInput,
@@ -46,6 +52,7 @@ if TYPE_CHECKING:
         TestStreamingElicitationInput,
         TestToolWithLoggingInput,
         TestToolWithProgressInput,
+        TestToolWithTaskInput,
         TestTriggerPromptChangeInput,
         TestTriggerToolChangeInput,
     )
@@ -317,6 +324,68 @@ class Handlers(ABC):
         self, args: TestTriggerPromptChangeInput, ctx: Context
     ) -> ToolContent:
         """Tool `test_trigger_prompt_change`: Announces that the prompt list changed.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def greet(self, args: GreetInput, ctx: Context) -> ToolContent:
+        """Tool `greet`: Greets someone, at once (never a task).
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def slow_compute(self, args: SlowComputeInput, ctx: Context) -> ToolContent:
+        """Tool `slow_compute`: Computes for the given number of seconds; a task when it takes a while.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def failing_job(self, args: FailingJobInput, ctx: Context) -> ToolContent:
+        """Tool `failing_job`: Works for a second, then fails with a tool error; runs only as a task.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def protocol_error_job(
+        self, args: ProtocolErrorJobInput, ctx: Context
+    ) -> ToolContent:
+        """Tool `protocol_error_job`: Ends in a protocol (JSON-RPC) error; runs only as a task.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def confirm_delete(
+        self, args: ConfirmDeleteInput, ctx: Context
+    ) -> ToolContent:
+        """Tool `confirm_delete`: Asks the user to confirm the deletion of a file.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def multi_input(self, args: MultiInputInput, ctx: Context) -> ToolContent:
+        """Tool `multi_input`: Asks the user two questions at once.
+
+        Raise `ToolError` for a business failure: the client gets its message as an
+        `isError` result.
+        """
+
+    @abstractmethod
+    async def test_tool_with_task(
+        self, args: TestToolWithTaskInput, ctx: Context
+    ) -> ToolContent:
+        """Tool `test_tool_with_task`: Asks the user's name before it starts, then runs as a task that greets them.
 
         Raise `ToolError` for a business failure: the client gets its message as an
         `isError` result.

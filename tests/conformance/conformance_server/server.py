@@ -141,6 +141,37 @@ def create_server(
                 handlers.test_trigger_prompt_change,
                 lambda: models.TestTriggerPromptChangeInput,
             ),
+            "greet": ToolBinding(handlers.greet, lambda: models.GreetInput),
+            "slow_compute": ToolBinding(
+                handlers.slow_compute,
+                lambda: models.SlowComputeInput,
+                task_support="optional",
+            ),
+            "failing_job": ToolBinding(
+                handlers.failing_job,
+                lambda: models.FailingJobInput,
+                task_support="required",
+            ),
+            "protocol_error_job": ToolBinding(
+                handlers.protocol_error_job,
+                lambda: models.ProtocolErrorJobInput,
+                task_support="required",
+            ),
+            "confirm_delete": ToolBinding(
+                handlers.confirm_delete,
+                lambda: models.ConfirmDeleteInput,
+                task_support="optional",
+            ),
+            "multi_input": ToolBinding(
+                handlers.multi_input,
+                lambda: models.MultiInputInput,
+                task_support="optional",
+            ),
+            "test_tool_with_task": ToolBinding(
+                handlers.test_tool_with_task,
+                lambda: models.TestToolWithTaskInput,
+                task_support="required",
+            ),
         },
         invalid_arguments="tool_error",
         resources={
@@ -155,67 +186,21 @@ def create_server(
         templates={
             "template_data": TemplateBinding(
                 handlers.read_template_data,
-                {"id": "id"},
-                lambda: models.TemplateDataContent,
+                content_model=lambda: models.TemplateDataContent,
             ),
         },
         prompts={
-            "test_simple_prompt": PromptBinding(
-                None,
-                messages=[
-                    {
-                        "role": "user",
-                        "content": {
-                            "type": "text",
-                            "template": ["This is a simple prompt for testing."],
-                        },
-                    }
-                ],
-            ),
+            "test_simple_prompt": PromptBinding(),
             "test_prompt_with_arguments": PromptBinding(
-                lambda: models.TestPromptWithArgumentsArguments,
-                messages=[
-                    {
-                        "role": "user",
-                        "content": {
-                            "type": "text",
-                            "template": [
-                                "Prompt with arguments: arg1='",
-                                {"var": "arg1"},
-                                "', arg2='",
-                                {"var": "arg2"},
-                                "'",
-                            ],
-                        },
-                    }
-                ],
+                lambda: models.TestPromptWithArgumentsArguments
             ),
             "test_prompt_with_embedded_resource": PromptBinding(
                 lambda: models.TestPromptWithEmbeddedResourceArguments,
                 get=handlers.get_test_prompt_with_embedded_resource,
             ),
-            "test_prompt_with_image": PromptBinding(
-                None,
-                messages=[
-                    {
-                        "role": "user",
-                        "content": {
-                            "type": "image",
-                            "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==",
-                            "mimeType": "image/png",
-                        },
-                    },
-                    {
-                        "role": "user",
-                        "content": {
-                            "type": "text",
-                            "template": ["Please analyze the image above."],
-                        },
-                    },
-                ],
-            ),
+            "test_prompt_with_image": PromptBinding(),
             "test_input_required_result_prompt": PromptBinding(
-                None, get=handlers.get_test_input_required_result_prompt
+                get=handlers.get_test_input_required_result_prompt
             ),
         },
         completions=COMPLETIONS,

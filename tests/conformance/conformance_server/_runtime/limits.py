@@ -33,7 +33,7 @@ class Limits:
       result) may take against a schema with patterns that need backtracking
       (backreferences, lookaround). Beyond, the arguments are refused unchecked
       (`isError`, or -32602 as the spec says) and a result is an internal error. Each
-      match stops after a million steps anyway (about 16 ms); this bounds the whole
+      match stops after a million steps anyway (`PATTERN_STEPS`); this bounds the whole
       check. None: no bound but each match's.
 
     Streamable HTTP (`create_app`, `run --http`):
@@ -49,8 +49,8 @@ class Limits:
     - `max_client_requests`: requests one client may have in flight at once, open
       GET and `subscriptions/listen` streams included; beyond, 429. None: no limit.
     - `max_request_body`: bytes in one request body; larger is refused (413). The
-      SDK parses a body on the event loop, about 70 ms a MiB of small values on a slow
-      core: 1 MiB is far more than a model writes into one call.
+      SDK parses a body on the event loop, in time that grows with its size: 1 MiB is
+      far more than a model writes into one call.
     - `body_timeout`: seconds a client may take to send a request's body, from its
       headers on; slower is refused (408).
 

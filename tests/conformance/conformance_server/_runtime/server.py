@@ -37,8 +37,15 @@ from .keys import deployment_secret
 from .limits import Limits
 from .log import logger
 from .package_data import schema_document
-from .prompts import PromptBinding, PromptTable
+from .prompts import PromptBinding, PromptTable, prompt_messages_mismatches
 from .resources import ResourceBinding, ResourceTable, TemplateBinding
+from .task_store import TaskStore
+from .task_store_memory import InMemoryTaskStore
+from .tasks import TaskRunner
+from .tasks_legacy import CAPABILITY as LEGACY_TASKS_CAPABILITY
+from .tasks_legacy import LegacyTasks
+from .tasks_modern import EXTENSION as MODERN_TASKS
+from .tasks_modern import ModernTasks
 from .tools import InvalidArguments, ListFromSchema, ToolBinding, ToolTable
 
 LIST_KINDS = ("tools", "resources", "prompts")
@@ -85,6 +92,8 @@ class GeneratedServer(Server[Any]):
             super().__init__(name, **options)
         self.declared = declared
         self.limits = limits or Limits()
+        # Where tasks are kept, when some tool may run as one (see build_server).
+        self.task_store: TaskStore | None = None
         # Per 2025-11-25 connection: the standalone channels notifications go out on.
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self._subscribed: weakref.WeakKeyDictionary[Any, set[str]] = (
@@ -115,9 +124,13 @@ class GeneratedServer(Server[Any]):
                 resources_changed=changed["resources"],
                 tools_changed=changed["tools"],
             )
-        return super().create_initialization_options(
+        options = super().create_initialization_options(
             notification_options, experimental_capabilities, extensions
         )
+        if self.task_store is not None:
+            # 2025-11-25's tasks utility; 2026-07-28 clients never see initialize.
+            options.capabilities.tasks = LEGACY_TASKS_CAPABILITY
+        return options
 
     async def _remember_connection(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -239,6 +252,7 @@ def build_server(
     invalid_arguments: InvalidArguments = "tool_error",
     page_size: int | None = None,
     limits: Limits | None = None,
+    task_store: TaskStore | None = None,
 ) -> GeneratedServer:
     """The server of a generated package: its schema.json, answered by these bindings.
 
@@ -253,6 +267,8 @@ def build_server(
     that may compute them instead. `invalid_arguments` says how invalid tool
     arguments are answered; `page_size` splits the lists into pages (None: one page);
     `limits` bound what handlers and clients may cost (None: `Limits()`, the defaults).
+    `task_store` keeps the tasks of tools that may run as tasks (their binding's
+    `task_support`; None: an `InMemoryTaskStore` with the default `TaskLimits`).
     """
     if not package:
         raise ValueError("build_server() needs the generated package: pass __package__")
@@ -287,6 +303,7 @@ def build_server(
         *_mismatches("resource", [r.name for r in resource_list], resources),
         *_mismatches("resource template", [t.name for t in template_list], templates),
         *_mismatches("prompt", [p.name for p in prompt_list], prompts),
+        *prompt_messages_mismatches(package, prompts),
     ]
     modelled = [
         name
@@ -351,7 +368,7 @@ def build_server(
             on_read_resource=resource_table.read_resource,
         )
     if prompt_list or "prompts" in capabilities:
-        prompt_table = PromptTable(prompt_list, prompts, page_size)
+        prompt_table = PromptTable(package, prompt_list, prompts, page_size)
         tables.append(prompt_table)
         handlers.update(
             on_list_prompts=prompt_table.list_prompts,
@@ -379,6 +396,13 @@ def build_server(
     if tool_list or "tools" in capabilities:
         # Innermost, so the SDK's tracing and requestState middleware still see it.
         server.middleware.append(ListFromSchema(tool_table, server))
+        if any(binding.task_support != "forbidden" for binding in tools.values()):
+            server.task_store = task_store or InMemoryTaskStore()
+            runner = TaskRunner(server.task_store, is_error_status="failed")
+            server.middleware.append(LegacyTasks(tool_table, server, runner, page_size))
+            server.extensions[MODERN_TASKS] = {}  # in 2026-07-28's server/discover
+            modern = TaskRunner(server.task_store, is_error_status="completed")
+            server.middleware.append(ModernTasks(tool_table, server, modern))
     return server
 
 

@@ -194,10 +194,10 @@ def _freeze_the_start() -> None:
     From here on the process is this server. What it made to get here (modules and
     classes of the SDK and of the package, schema.json, the bindings: 120,000 objects
     at 500 tools) lives as long as it does, yet each full collection would walk it all
-    again, in the middle of some request: over stdio, the slowest of 4,000 calls took
-    55 ms, and 7.5 ms with the start frozen (`benchmarks/serving.py --only stdio`).
-    A start leaves almost no cyclic garbage behind (15 objects at 500 tools), so
-    nothing is collected first: that would be the very pass this saves.
+    again, in the middle of some request, as that call's latency (`benchmarks/serving.py
+    --only stdio` shows the slowest call with and without the freeze). A start leaves
+    almost no cyclic garbage behind, so nothing is collected first: that would be the
+    very pass this saves.
     """
     gc.freeze()
 

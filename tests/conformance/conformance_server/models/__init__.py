@@ -13,15 +13,21 @@ from importlib import import_module as _import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .confirm_delete import ConfirmDeleteInput
+    from .failing_job import FailingJobInput
     from .get_test_prompt_with_arguments import TestPromptWithArgumentsArguments
     from .get_test_prompt_with_embedded_resource import (
         TestPromptWithEmbeddedResourceArguments,
     )
+    from .greet import GreetInput
     from .json_schema_2020_12_tool import (
         JsonSchema202012ToolInput,
         JsonSchema202012ToolInputAddress,
     )
+    from .multi_input import MultiInputInput
+    from .protocol_error_job import ProtocolErrorJobInput
     from .read_template_data import TemplateDataContent
+    from .slow_compute import SlowComputeInput
     from .test_audio_content import TestAudioContentInput
     from .test_custom_header import TestCustomHeaderInput
     from .test_elicitation import TestElicitationInput
@@ -62,6 +68,7 @@ if TYPE_CHECKING:
     from .test_streaming_elicitation import TestStreamingElicitationInput
     from .test_tool_with_logging import TestToolWithLoggingInput
     from .test_tool_with_progress import TestToolWithProgressInput
+    from .test_tool_with_task import TestToolWithTaskInput
     from .test_trigger_prompt_change import TestTriggerPromptChangeInput
     from .test_trigger_tool_change import TestTriggerToolChangeInput
 
@@ -95,14 +102,27 @@ _MODULES = {
     "TestLoggingToolInput": "test_logging_tool",
     "TestTriggerToolChangeInput": "test_trigger_tool_change",
     "TestTriggerPromptChangeInput": "test_trigger_prompt_change",
+    "GreetInput": "greet",
+    "SlowComputeInput": "slow_compute",
+    "FailingJobInput": "failing_job",
+    "ProtocolErrorJobInput": "protocol_error_job",
+    "ConfirmDeleteInput": "confirm_delete",
+    "MultiInputInput": "multi_input",
+    "TestToolWithTaskInput": "test_tool_with_task",
     "TemplateDataContent": "read_template_data",
     "TestPromptWithArgumentsArguments": "get_test_prompt_with_arguments",
     "TestPromptWithEmbeddedResourceArguments": "get_test_prompt_with_embedded_resource",
 }
 
 __all__ = [
+    "ConfirmDeleteInput",
+    "FailingJobInput",
+    "GreetInput",
     "JsonSchema202012ToolInput",
     "JsonSchema202012ToolInputAddress",
+    "MultiInputInput",
+    "ProtocolErrorJobInput",
+    "SlowComputeInput",
     "TemplateDataContent",
     "TestAudioContentInput",
     "TestCustomHeaderInput",
@@ -130,6 +150,7 @@ __all__ = [
     "TestStreamingElicitationInput",
     "TestToolWithLoggingInput",
     "TestToolWithProgressInput",
+    "TestToolWithTaskInput",
     "TestTriggerPromptChangeInput",
     "TestTriggerToolChangeInput",
 ]

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import _Model
 
 
-class TestPromptWithArgumentsArguments(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TestPromptWithArgumentsArguments(_Model):
     arg1: Annotated[str, Field(description="First argument.")]
     arg2: Annotated[str, Field(description="Second argument.")]

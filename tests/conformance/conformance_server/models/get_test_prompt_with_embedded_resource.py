@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import _Model
 
 
-class TestPromptWithEmbeddedResourceArguments(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TestPromptWithEmbeddedResourceArguments(_Model):
     resourceUri: Annotated[str, Field(description="The URI to embed.")]

@@ -6,23 +6,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class JsonSchema202012ToolInputAddress(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class JsonSchema202012ToolInputAddress(_Model):
     street: str | None = None
     city: str | None = None
 
 
-class JsonSchema202012ToolInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class JsonSchema202012ToolInput(_Model):
     name: str | None = None
     address: JsonSchema202012ToolInputAddress | None = None
     contactMethod: Literal["phone", "email"] | None = None

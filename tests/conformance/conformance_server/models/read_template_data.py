@@ -4,14 +4,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class TemplateDataContent(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TemplateDataContent(_Model):
     id: str
     templateTest: bool
     data: str

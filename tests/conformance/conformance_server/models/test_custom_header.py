@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import _Model
 
 
-class TestCustomHeaderInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TestCustomHeaderInput(_Model):
     region: Annotated[str, Field(description="The region to route the call to.")]
     priority: int | None = None
     dryRun: bool | None = None

@@ -4,11 +4,8 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class TestInputRequiredResultRequestStateInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TestInputRequiredResultRequestStateInput(_Model):
+    pass

@@ -4,12 +4,8 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class TestSamplingInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TestSamplingInput(_Model):
     prompt: str

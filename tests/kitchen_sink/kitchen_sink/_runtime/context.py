@@ -145,9 +145,14 @@ class Context:
             )
 
     async def ask(
-        self, requests: Mapping[str, InputRequest]
+        self, requests: Mapping[str, InputRequest], *, before_task: bool = False
     ) -> dict[str, InputResponse]:
-        """Ask the client several things at once; the answers come back under the same keys."""
+        """Ask the client several things at once; the answers come back under the same keys.
+
+        `before_task=True` matters only to a call that may become a 2026-07-28 task (see
+        `tasks_modern`): the question is asked before any task starts, as on a plain call
+        (`input_required` on the call itself), instead of making the call a task that waits
+        for the answer."""
         for request in requests.values():
             self.require(_CAPABILITIES[request.method])
         if self.is_legacy:
@@ -161,10 +166,16 @@ class Context:
         return {key: _parse(requests[key], answers[key]) for key in requests}
 
     async def elicit(
-        self, message: str, schema: Mapping[str, Any], *, key: str | None = None
+        self,
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        key: str | None = None,
+        before_task: bool = False,
     ) -> types.ElicitResult:
         """Ask the user a question; `result.action` says whether they answered."""
-        answer = await self.ask({self._key(key): elicitation(message, schema)})
+        question = {self._key(key): elicitation(message, schema)}
+        answer = await self.ask(question, before_task=before_task)
         return _only(answer, types.ElicitResult)
 
     async def sample(
@@ -173,13 +184,17 @@ class Context:
         max_tokens: int = 1000,
         *,
         key: str | None = None,
+        before_task: bool = False,
     ) -> types.CreateMessageResult:
         """Ask the client's model."""
-        answer = await self.ask({self._key(key): sampling(prompt, max_tokens)})
+        question = {self._key(key): sampling(prompt, max_tokens)}
+        answer = await self.ask(question, before_task=before_task)
         return _only(answer, types.CreateMessageResult)
 
-    async def list_roots(self, *, key: str | None = None) -> types.ListRootsResult:
-        answer = await self.ask({self._key(key): roots()})
+    async def list_roots(
+        self, *, key: str | None = None, before_task: bool = False
+    ) -> types.ListRootsResult:
+        answer = await self.ask({self._key(key): roots()}, before_task=before_task)
         return _only(answer, types.ListRootsResult)
 
     async def notify_tools_changed(self) -> None:
@@ -227,6 +242,7 @@ class Context:
 
 
 def _parse(request: InputRequest, answer: Any) -> InputResponse:
+    """The client's answer to `request`, as its result model (-32602 if it has another shape)."""
     if isinstance(answer, BaseModel):
         answer = answer.model_dump(by_alias=True, exclude_none=True)
     try:

@@ -47,9 +47,9 @@ class Pages(Generic[T]):
 
     @cached_property
     def key(self) -> bytes:
-        """The key cursors are signed with. Made when first needed: hashing the list
-        (as JSON, in its fixed order) takes 13 ms at 500 tools, and a list served in
-        one page may never need it."""
+        """The key cursors are signed with. Made when first needed: it hashes the whole
+        list (as JSON, in its fixed order), and a list served in one page may never need
+        it."""
         digest = hashlib.sha256(_LIST_JSON.dump_json(self.items, by_alias=True))
         return cursor_key(digest.digest())
 

@@ -2,8 +2,9 @@
 # Edit the spec instead and rebuild: mcpgen build kitchen_sink.yaml
 """Prompts: `prompts/list` from schema.json, and `prompts/get`.
 
-A prompt's messages are either compiled by mcpgen from the spec's message templates,
-and filled in here, or written by a handler.
+A prompt's messages are either the spec's, which the package ships in prompts.json with
+their templates as the spec wrote them (parsed here when first asked for, and filled
+in with the arguments), or written by a handler.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from .guard import HandlerTimedOut, call_handler
 from .limits import bounded, clip, limits_of
 from .log import logger
 from .model_ref import ModelRef, model_of
+from .package_data import prompt_messages
 from .pagination import Pages
+from .prompt_templates import Part, parse_template, render_template
 
 if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
@@ -34,13 +37,11 @@ PromptHandler = Callable[[Any, Context], Awaitable[Sequence[types.PromptMessage]
 class PromptBinding:
     """How the prompt of one name (a key of `build_server(prompts=...)`) is served.
 
-    Exactly one of:
-
-    - `messages`: the spec's messages as mcpgen compiled them, each
-      `{"role": ..., "content": <content block>}`; a text block may carry, instead of
-      `text`, a `template` that `render_template` fills in with the arguments.
-    - `get`: a handler, `await get(arguments, ctx)` returning the messages, where
-      `arguments` is an instance of `arguments_model` (None without one).
+    With `get`, by a handler: `await get(arguments, ctx)` returns the messages, where
+    `arguments` is an instance of `arguments_model` (None without one). Without it, by
+    the spec's messages, which the package's prompts.json holds under the prompt's
+    name: each `{"role": ..., "content": <content block>}`, where a text block carries,
+    instead of `text`, the `template` the spec wrote, filled in with the arguments.
 
     The client's arguments are checked against the prompt's declared arguments first
     (missing required or unknown ones are -32602).
@@ -48,58 +49,52 @@ class PromptBinding:
 
     arguments_model: ModelRef | None = None
     _: KW_ONLY
-    messages: Sequence[Mapping[str, Any]] | None = None
     get: PromptHandler | None = None
 
-    def __post_init__(self) -> None:
-        if (self.messages is None) == (self.get is None):
-            raise ValueError("PromptBinding needs exactly one of messages and get")
+
+def prompt_messages_mismatches(
+    package: str, bindings: Mapping[str, PromptBinding]
+) -> list[str]:
+    """What differs between the prompts bound without a handler and those prompts.json
+    holds messages for."""
+    written = prompt_messages(package)
+    unhandled = [name for name, binding in bindings.items() if binding.get is None]
+    problems = [
+        f"prompt {name!r} has neither a handler nor messages in prompts.json"
+        for name in unhandled
+        if name not in written
+    ]
+    problems += [
+        f"prompts.json has messages for {name!r}, which is no prompt without a handler"
+        for name in written
+        if name not in unhandled
+    ]
+    return problems
 
 
-def render_template(parts: Sequence[Any], arguments: Mapping[str, str]) -> str:
-    """Interpret a template that mcpgen compiled from the spec.
+@dataclass(frozen=True)
+class _ParsedMessage:
+    role: str
+    content: Mapping[str, Any]
+    template: list[Part] | None  # a text block's, parsed
 
-    A template is a list of parts: text; `{"var": name, "default"?: text}`, the
-    argument's value (or the default, or nothing); and
-    `{"if": name, "not": bool, "then": parts, "elif"?: [...], "else": parts}`, which
-    renders `then` when the argument is given and non-empty (absent or empty with
-    `not`), else the `then` of the first `elif` entry (`{"if", "not", "then"}`) whose
-    test holds, else `else`. Argument values are only ever printed, never read as
-    templates.
-    """
-    text: list[str] = []
-    for part in parts:
-        if isinstance(part, str):
-            text.append(part)
-        elif "var" in part:
-            text.append(
-                arguments[part["var"]]
-                if part["var"] in arguments
-                else part.get("default", "")
-            )
-        else:
-            chosen = part["else"]
-            for branch in (part, *part.get("elif", ())):
-                if bool(arguments.get(branch["if"])) != branch["not"]:
-                    chosen = branch["then"]
-                    break
-            text.append(render_template(chosen, arguments))
-    return "".join(text)
+    def render(self, arguments: Mapping[str, str]) -> types.PromptMessage:
+        content = self.content
+        if self.template is not None:
+            content = {
+                "type": "text",
+                "text": render_template(self.template, arguments),
+            }
+        return types.PromptMessage.model_validate(
+            {"role": self.role, "content": content}
+        )
 
 
-def render_message(
-    message: Mapping[str, Any], arguments: Mapping[str, str]
-) -> types.PromptMessage:
-    """A compiled message with its template (if any) filled in."""
+def _parsed(message: Mapping[str, Any]) -> _ParsedMessage:
     content = message["content"]
-    if "template" in content:
-        content = {
-            "type": "text",
-            "text": render_template(content["template"], arguments),
-        }
-    return types.PromptMessage.model_validate(
-        {"role": message["role"], "content": content}
-    )
+    template = content.get("template")
+    parts = None if template is None else parse_template(template)
+    return _ParsedMessage(message["role"], content, parts)
 
 
 class PromptTable:
@@ -109,15 +104,26 @@ class PromptTable:
 
     def __init__(
         self,
+        package: str,
         prompts: Sequence[types.Prompt],
         bindings: Mapping[str, PromptBinding],
         page_size: int | None,
     ) -> None:
-        """`prompts` in the order they are listed; `bindings` has one per prompt name."""
+        """`prompts` in the order they are listed; `bindings` has one per prompt name;
+        `package` ships the messages of the prompts bound without a handler."""
+        self.package = package
         self.pages = Pages(prompts, page_size)
         self.prompts = {
             prompt.name: (prompt, bindings[prompt.name]) for prompt in prompts
         }
+        self.parsed: dict[str, list[_ParsedMessage]] = {}
+
+    def spec_messages(self, name: str) -> list[_ParsedMessage]:
+        """The messages prompts.json holds for prompt `name`, parsed at first use."""
+        if name not in self.parsed:
+            written = prompt_messages(self.package)[name]
+            self.parsed[name] = [_parsed(message) for message in written]
+        return self.parsed[name]
 
     async def list_prompts(
         self,
@@ -150,10 +156,9 @@ class PromptTable:
             if left_out:
                 shown.append(f"{left_out} more not shown")
             raise MCPError(INVALID_PARAMS, header + "; ".join(shown))
-        if binding.messages is not None:
-            messages = [render_message(m, arguments) for m in binding.messages]
+        if binding.get is None:
+            messages = [m.render(arguments) for m in self.spec_messages(name)]
         else:
-            assert binding.get is not None
             args = (
                 model_of(binding.arguments_model).model_validate(arguments)
                 if binding.arguments_model

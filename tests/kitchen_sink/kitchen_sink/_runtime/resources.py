@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -76,15 +76,16 @@ class TemplateBinding:
     """How the resource template of one name (a key of `build_server(templates=...)`)
     is served.
 
-    `read(ctx=ctx, **arguments)` is the handler; `parameters` maps each URI-template
-    variable to the keyword argument that receives its value (a `str`). It raises
+    `read(ctx=ctx, **arguments)` is the handler; `parameters` maps a URI-template
+    variable to the keyword argument that receives its value (a `str`), where the two
+    differ: a variable it does not name is the keyword of its own name. It raises
     `NotFoundError` when nothing exists at the URI, and returns as a
     `ResourceBinding`'s handler does, checked against `resourceSchemas[name]` when
     there is a `content_model`.
     """
 
     read: Callable[..., Awaitable[Any]]
-    parameters: Mapping[str, str]
+    parameters: Mapping[str, str] = field(default_factory=dict)
     content_model: ModelRef | None = None
 
 
@@ -221,7 +222,7 @@ class ResourceTable:
             variables = parsed.match(uri)
             if variables is not None:
                 arguments = {
-                    binding.parameters[variable]: str(value)
+                    binding.parameters.get(variable, variable): str(value)
                     for variable, value in variables.items()
                 }
                 return template, binding, arguments

@@ -33,6 +33,8 @@ from .limits import bounded, clip, limits_of
 from .log import logger
 from .model_ref import ModelRef, model_of
 from .pagination import Pages
+from .task_escalation import ModernTaskContext
+from .tasks import TaskContext
 from .validation import (
     FULL_REPORT_VALUES,
     ArgumentsTooCostly,
@@ -44,6 +46,11 @@ from .validation import (
 
 if TYPE_CHECKING:  # server.py imports this module
     from .server import GeneratedServer
+
+TaskSupport = Literal["forbidden", "optional", "required"]
+
+# The contexts of calls that a task's own time bounds (TaskLimits), not the handler timeout.
+TASK_CONTEXTS = (TaskContext, ModernTaskContext)
 
 InvalidArguments = Literal["tool_error", "protocol_error"]
 """How invalid tool arguments are answered: an `isError` result the model can read
@@ -60,7 +67,8 @@ class ToolBinding:
     outputSchema) it returns a value of that model, or a `ToolResult` of one; it is
     served as `structuredContent` and as JSON text. Without, it returns `ToolContent`
     (text, a content block, or a list of them). `wrapped=True` marks an output that is
-    not an object: the value is served as `{"result": value}`.
+    not an object: the value is served as `{"result": value}`. `task_support` is the
+    tool's `execution.taskSupport` in the spec: whether it may be called as a task.
     """
 
     call: Callable[[Any, Context], Awaitable[Any]]
@@ -68,6 +76,7 @@ class ToolBinding:
     output_model: ModelRef | None = None
     _: KW_ONLY
     wrapped: bool = False
+    task_support: TaskSupport = "forbidden"
 
     def __post_init__(self) -> None:
         if self.wrapped and self.output_model is None:
@@ -101,6 +110,13 @@ class ToolTable:
         """`tools` as schema.json lists them (wire JSON), in order; `bindings` has one
         per tool name."""
         self.pages = Pages(tools, page_size)
+        # 2026-07-28's Tool has no `execution` (its tasks extension leaves the choice
+        # to the server, call by call): that era's list leaves it out, as the SDK would.
+        self.modern_pages = (
+            Pages([_without_execution(tool) for tool in tools], page_size)
+            if any("execution" in tool for tool in tools)
+            else self.pages
+        )
         self.tools = {tool["name"]: tool for tool in tools}
         self.bindings = dict(bindings)
         for name, tool in self.tools.items():
@@ -141,21 +157,31 @@ class ToolTable:
     def list_page(
         self, params: types.PaginatedRequestParams | None, version: str
     ) -> dict[str, Any]:
-        """A page of the list as schema.json has it, with the result envelope of the
-        protocol `version` (2026-07-28's `ttlMs`, `cacheScope` and `resultType`)."""
-        tools, following = self.pages.page(params)
+        """A page of the list as schema.json has it (2026-07-28's without `execution`),
+        with the result envelope of the protocol `version` (2026-07-28's `ttlMs`,
+        `cacheScope` and `resultType`)."""
+        modern = version in MODERN_PROTOCOL_VERSIONS
+        pages = self.modern_pages if modern else self.pages
+        tools, following = pages.page(params)
         page: dict[str, Any] = (
-            {**_LIST_RESULT_DEFAULTS, "tools": tools}
-            if version in MODERN_PROTOCOL_VERSIONS
-            else {"tools": tools}
+            {**_LIST_RESULT_DEFAULTS, "tools": tools} if modern else {"tools": tools}
         )
         if following is not None:
             page["nextCursor"] = following
         return page
 
     async def call_tool(
-        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        *,
+        context: Context | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult:
+        """The SDK's handler of `tools/call`. `context` is the handler's `Context`
+        when the caller makes its own (None: `Context(ctx, server)`); a call that runs
+        as a task passes a `tasks.TaskContext` (a 2026-07-28 call that may become one,
+        a `task_escalation.ModernTaskContext`), whose task's own time bounds replace
+        the handler timeout."""
         name = params.name
         binding = self.bindings.get(name)
         if binding is None:
@@ -176,8 +202,8 @@ class ToolTable:
         args = typed(model_of(binding.input_model), arguments, f"tool {name!r}")
         try:
             value = await call_handler(
-                lambda: binding.call(args, Context(ctx, self.server)),
-                limits.handler_timeout,
+                lambda: binding.call(args, context or Context(ctx, self.server)),
+                None if isinstance(context, TASK_CONTEXTS) else limits.handler_timeout,
             )
         except InputRequired as asking:
             return asking.result
@@ -278,8 +304,8 @@ class ListFromSchema:
     """Server middleware: `tools/list` answered with schema.json's payload as it is.
 
     The SDK checks every list answer against the protocol version's schema by
-    validating it into models and dumping them again: for 500 tools that is 60 ms of
-    each 2026-07-28 answer and 110 ms of each 2025-11-25 one. schema.json's tools are
+    validating it into models and dumping them again, a cost that grows with every tool
+    of every answer. schema.json's tools are
     wire JSON that mcpgen wrote from a checked spec, and the answer is made of them and
     of the envelope the SDK would add (`ListToolsResult`'s defaults, the serverInfo
     `_meta` stamp), so that check would only spend the time. It would also drop `null`s
@@ -318,6 +344,10 @@ class ListFromSchema:
         if version in MODERN_PROTOCOL_VERSIONS:
             page["_meta"] = {SERVER_INFO_META_KEY: self.server.server_info_stamp}
         return page
+
+
+def _without_execution(tool: Mapping[str, Any]) -> Mapping[str, Any]:
+    return {key: value for key, value in tool.items() if key != "execution"}
 
 
 def content_blocks(value: Any, tool: str) -> list[types.ContentBlock]:

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import _Model
 
 
-class Address(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class Address(_Model):
     street: str
     city: str
     zip: Annotated[
@@ -22,11 +20,7 @@ class Address(BaseModel):
     country: str = "NL"
 
 
-class Contact(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class Contact(_Model):
     name: str
     color: Annotated[
         Literal["red", "green", "blue"] | None,

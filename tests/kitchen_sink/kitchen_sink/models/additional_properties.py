@@ -4,73 +4,41 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class AdditionalPropertiesInputOpen(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class AdditionalPropertiesInputOpen(_Model):
     id: int | None = None
 
 
-class AdditionalPropertiesInputClosed(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class AdditionalPropertiesInputClosed(_Model):
     id: int | None = None
 
 
-class AdditionalPropertiesInputOpenTrue(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class AdditionalPropertiesInputOpenTrue(_Model):
     id: int | None = None
 
 
-class AdditionalPropertiesInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class AdditionalPropertiesInput(_Model):
     open: AdditionalPropertiesInputOpen
     closed: AdditionalPropertiesInputClosed
     open_true: AdditionalPropertiesInputOpenTrue | None = None
     map: dict[str, int]
 
 
-class AdditionalPropertiesOutputOpen(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class AdditionalPropertiesOutputOpen(_Model):
     id: int | None = None
 
 
-class AdditionalPropertiesOutputClosed(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class AdditionalPropertiesOutputClosed(_Model):
     id: int | None = None
 
 
-class AdditionalPropertiesOutputOpenTrue(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class AdditionalPropertiesOutputOpenTrue(_Model):
     id: int | None = None
 
 
-class AdditionalPropertiesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class AdditionalPropertiesOutput(_Model):
     open: AdditionalPropertiesOutputOpen
     closed: AdditionalPropertiesOutputClosed
     open_true: AdditionalPropertiesOutputOpenTrue | None = None

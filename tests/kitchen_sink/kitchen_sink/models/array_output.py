@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import Field, RootModel
+
+from ._base import _Model
 
 
-class ArrayOutputInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class ArrayOutputInput(_Model):
     without: Annotated[
         Literal["red", "green", "blue"] | None,
         Field(description="A primary colour of light."),

@@ -4,22 +4,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class BigNumbersInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class BigNumbersInput(_Model):
     value: int
     ratio: int | float | None = None
 
 
-class BigNumbersOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class BigNumbersOutput(_Model):
     next: int
     ratio: int | float | None = None

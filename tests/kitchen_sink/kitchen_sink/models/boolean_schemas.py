@@ -6,61 +6,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class BooleanSchemasInputBox(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class BooleanSchemasInputBox(_Model):
     anything: Any
     never: Any | None = None
     any_list: list[Any] | None = None
 
 
-class BooleanSchemasInputClosed(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class BooleanSchemasInputClosed(_Model):
     id: int | None = None
 
 
-class BooleanSchemasInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class BooleanSchemasInput(_Model):
     box: BooleanSchemasInputBox
     pair: list[Any] | None = None
     open: dict[str, Any] | None = None
     closed: BooleanSchemasInputClosed | None = None
 
 
-class BooleanSchemasOutputBox(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class BooleanSchemasOutputBox(_Model):
     anything: Any
     never: Any | None = None
     any_list: list[Any] | None = None
 
 
-class BooleanSchemasOutputClosed(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class BooleanSchemasOutputClosed(_Model):
     id: int | None = None
 
 
-class BooleanSchemasOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class BooleanSchemasOutput(_Model):
     box: BooleanSchemasOutputBox
     pair: list[Any] | None = None
     open: dict[str, Any] | None = None

@@ -4,34 +4,22 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class Both(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class Both(_Model):
     a: str
     b: int
 
 
-class CombinatorsInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class CombinatorsInput(_Model):
     both: Both
     either: str | int
     exactly_one: int
     not_blank: str | None = None
 
 
-class CombinatorsOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class CombinatorsOutput(_Model):
     both: Both
     either: str | int
     exactly_one: int

@@ -6,14 +6,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class ConditionalsInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class ConditionalsInput(_Model):
     method: Literal["post", "pickup"]
     address: str | None = None
     store: str | None = None
@@ -23,9 +19,5 @@ class ConditionalsInput(BaseModel):
     message: str | None = None
 
 
-class ConditionalsOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class ConditionalsOutput(_Model):
     summary: str

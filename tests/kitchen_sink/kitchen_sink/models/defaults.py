@@ -6,14 +6,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class DefaultsInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class DefaultsInput(_Model):
     title: str = "untitled"
     retries: int = 3
     ratio: int | float = 0.5
@@ -21,11 +17,7 @@ class DefaultsInput(BaseModel):
     level: Literal["low", "mid", "high"] = "mid"
 
 
-class DefaultsOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class DefaultsOutput(_Model):
     title: str
     retries: int
     ratio: int | float

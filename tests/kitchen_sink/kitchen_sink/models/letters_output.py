@@ -4,20 +4,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class LettersOutputInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class LettersOutputInput(_Model):
     word: str
 
 
-class LettersOutputOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class LettersOutputOutput(_Model):
     word: str

@@ -4,41 +4,25 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class LocalRefsInputPoint(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class LocalRefsInputPoint(_Model):
     x: int | float
     y: int | float
 
 
-class LocalRefsOutputPoint(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class LocalRefsOutputPoint(_Model):
     x: int | float
     y: int | float
 
 
-class LocalRefsInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class LocalRefsInput(_Model):
     start: LocalRefsInputPoint
     end: LocalRefsInputPoint
     via: list[LocalRefsInputPoint] | None = None
 
 
-class LocalRefsOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class LocalRefsOutput(_Model):
     points: int
     end: LocalRefsOutputPoint

@@ -4,25 +4,17 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class NullablesInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class NullablesInput(_Model):
     name: str | None
     count: int | None
     note: str | None = None
     score: int | float | None = None
 
 
-class NullablesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class NullablesOutput(_Model):
     name: str | None
     count: int | None
     note: str | None = None

@@ -6,20 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class PatternPropertiesInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class PatternPropertiesInput(_Model):
+    pass
 
 
-class PatternPropertiesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class PatternPropertiesOutput(_Model):
     total: int
     labels: dict[str, Any]

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import _Model
 
 
-class PythonNamesInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class PythonNamesInput(_Model):
     from_: Annotated[str, Field(alias="from")]
     class_: Annotated[int | None, Field(alias="class")] = None
     my_field: Annotated[bool | None, Field(alias="my-field")] = None
@@ -22,11 +20,7 @@ class PythonNamesInput(BaseModel):
     model_config_: Annotated[str | None, Field(alias="model_config")] = None
 
 
-class PythonNamesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class PythonNamesOutput(_Model):
     from_: Annotated[str, Field(alias="from")]
     class_: Annotated[int | None, Field(alias="class")] = None
     my_field: Annotated[bool | None, Field(alias="my-field")] = None

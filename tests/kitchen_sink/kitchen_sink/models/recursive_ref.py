@@ -4,23 +4,15 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class RecursiveRefInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class RecursiveRefInput(_Model):
     label: str
     children: list[RecursiveRefInput] | None = None
 
 
-class RecursiveRefOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class RecursiveRefOutput(_Model):
     depth: int
     labels: list[str]
 

@@ -4,16 +4,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, RootModel
+from pydantic import RootModel
 
+from ._base import _Model
 from ._shared import Address
 
 
-class RefOutputInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class RefOutputInput(_Model):
     address: Address
 
 

@@ -6,40 +6,24 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class ShapesInputShape(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class ShapesInputShape(_Model):
     kind: Literal["circle"]
     radius: int | float
 
 
-class ShapesInputShape1(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class ShapesInputShape1(_Model):
     kind: Literal["rectangle"]
     width: int | float
     height: int | float
 
 
-class ShapesInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class ShapesInput(_Model):
     shape: ShapesInputShape | ShapesInputShape1
 
 
-class ShapesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class ShapesOutput(_Model):
     kind: Literal["circle", "rectangle"]
     area: int | float

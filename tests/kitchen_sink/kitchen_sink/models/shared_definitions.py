@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from ._base import _Model
 from ._shared import Contact
 
 
-class SharedDefinitionsInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class SharedDefinitionsInput(_Model):
     contact: Contact
     favourite: Annotated[
         Literal["red", "green", "blue"], Field(description="A primary colour of light.")
@@ -24,11 +21,7 @@ class SharedDefinitionsInput(BaseModel):
     palette: list[Literal["red", "green", "blue"]] | None = None
 
 
-class SharedDefinitionsOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class SharedDefinitionsOutput(_Model):
     contact: Contact
     favourite: Annotated[
         Literal["red", "green", "blue"], Field(description="A primary colour of light.")

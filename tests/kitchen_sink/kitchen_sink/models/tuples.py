@@ -6,24 +6,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class TuplesInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TuplesInput(_Model):
     point: list[Any]
     version: Literal[2]
     mode: Literal["fast"] | None = None
 
 
-class TuplesOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TuplesOutput(_Model):
     point: list[Any]
     version: Literal[2]
     mode: Literal["fast"] | None = None

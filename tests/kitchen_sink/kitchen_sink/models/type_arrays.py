@@ -6,24 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class TypeArraysInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TypeArraysInput(_Model):
     scalar: str | int | bool
     amount: int | float | None = None
     shape: dict[str, Any] | list[int] | None = None
 
 
-class TypeArraysOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class TypeArraysOutput(_Model):
     scalar: str | int | bool
     amount: int | float | None = None
     shape: dict[str, Any] | list[int] | None = None

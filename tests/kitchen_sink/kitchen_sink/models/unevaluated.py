@@ -4,22 +4,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from ._base import _Model
 
 
-class UnevaluatedInput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class UnevaluatedInput(_Model):
     id: int
     tag: str | None = None
 
 
-class UnevaluatedOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-        populate_by_name=True,
-    )
+class UnevaluatedOutput(_Model):
     id: int
     tag: str | None = None
