@@ -7,6 +7,7 @@ business and are checked there (`mcpgen.ir.names`).
 
 from __future__ import annotations
 
+from mcpgen.check.authorization import check_authorization
 from mcpgen.check.prompts import check_completions_off, check_prompts
 from mcpgen.check.resources import check_resources
 from mcpgen.check.schemas import check_schemas
@@ -26,4 +27,5 @@ def check_semantics(spec: Spec) -> list[Diagnostic]:
         *check_resources(spec),
         *check_prompts(spec),
         *check_completions_off(spec),
+        *check_authorization(spec),
     ]

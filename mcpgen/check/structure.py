@@ -69,8 +69,9 @@ def _structure_diagnostic(error: ValidationError, source: SourceMap) -> Iterator
     where = _label(path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        patterns = error.schema.get("patternProperties", {}) if isinstance(error.schema, dict) else {}
         for key in error.instance:
-            if key not in known:
+            if key not in known and not any(re.search(pattern, key) for pattern in patterns):
                 suggestion = (
                     did_you_mean(key, known)
                     or _nested_hint(key, error.instance[key], known)

@@ -161,6 +161,58 @@ _MESSAGE = {
     "additionalProperties": False,
 }
 
+# OAuth scopes, as the authorization servers spell them (`notes:read`); each must be one
+# the metadata's `scopes_supported` lists (checked).
+SCOPES = {"type": "array", "items": {"type": "string", "minLength": 1}, "uniqueItems": True}
+_SCOPES_KEY_DESCRIPTION = "OAuth scopes a token needs to call this, on top of `server.authorization.scopes`."
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_URL = {"type": "string", "description": "An absolute https URL (http only on localhost)."}
+_URLS = {"type": "array", "items": _URL}
+# The human-readable fields RFC 9728 lets a spec write once per language (`resource_name#fr`).
+LANGUAGE_TAGGED = ("resource_name", "resource_documentation", "resource_policy_uri", "resource_tos_uri")
+# RFC 9728 §2 (protected resource metadata), spelt as it spells them: served verbatim at
+# /.well-known/oauth-protected-resource. Which keys hold URLs matters to the checks.
+METADATA_URL_KEYS = ("resource", "jwks_uri", "resource_documentation", "resource_policy_uri", "resource_tos_uri")
+PROTECTED_RESOURCE_METADATA = {
+    "type": "object",
+    "description": "The RFC 9728 protected resource metadata, served verbatim.",
+    "properties": {
+        "resource": {**_URL, "description": "The server's URL (RFC 8707 audience); no fragment."},
+        "authorization_servers": {**_URLS, "minItems": 1, "description": "Issuer URLs of the authorization servers."},
+        "jwks_uri": _URL,
+        "scopes_supported": SCOPES,
+        "bearer_methods_supported": {
+            "type": "array",
+            "items": {"enum": ["header", "body", "query"]},
+            "uniqueItems": True,
+        },
+        "resource_signing_alg_values_supported": _STRINGS,
+        "resource_name": _TEXT,
+        "resource_documentation": _URL,
+        "resource_policy_uri": _URL,
+        "resource_tos_uri": _URL,
+        "tls_client_certificate_bound_access_tokens": {"type": "boolean"},
+        "authorization_details_types_supported": _STRINGS,
+        "dpop_signing_alg_values_supported": _STRINGS,
+        "dpop_bound_access_tokens_required": {"type": "boolean"},
+        "signed_metadata": {"type": "string", "description": "A JWT (RFC 9728 §2.2)."},
+    },
+    "patternProperties": {f"^({'|'.join(LANGUAGE_TAGGED)})#.+$": _TEXT},
+    "required": ["resource", "authorization_servers"],
+    "additionalProperties": False,
+}
+_AUTHORIZATION = {
+    "type": "object",
+    "description": "Makes an HTTP server an OAuth 2.1 protected resource (stdio is untouched).",
+    "properties": {
+        "metadata": PROTECTED_RESOURCE_METADATA,
+        "scopes": {**SCOPES, "description": "OAuth scopes every request needs, initialize included."},
+    },
+    "required": ["metadata"],
+    "additionalProperties": False,
+}
+_SCOPES_KEY = {**SCOPES, "description": _SCOPES_KEY_DESCRIPTION}
+
 # `serverInfo` takes the served keys, in this order.
 SERVER_KEYS = (
     Key("name", _TEXT, served=True, required=True),
@@ -181,6 +233,7 @@ SERVER_KEYS = (
             "description": "Items per page of tools/list, resources/list, ... (default: one page).",
         },
     ),
+    Key("authorization", _AUTHORIZATION),
 )
 
 # A tool's list entry is its name, then the served keys in this order (schemas bundled).
@@ -193,6 +246,7 @@ TOOL_KEYS = (
     Key("execution", _EXECUTION, served=True),
     Key("icons", _ICONS, served=True),
     Key("_meta", _META, served=True),
+    Key("scopes", _SCOPES_KEY),
 )
 
 RESOURCE_KEYS = (
@@ -213,6 +267,7 @@ RESOURCE_KEYS = (
         "completion",
         {"type": "object", "additionalProperties": _VALUES, "description": "Completion values per URI-template variable."},
     ),
+    Key("scopes", _SCOPES_KEY),
 )
 
 PROMPT_ARGUMENT_KEYS = (
@@ -230,6 +285,7 @@ PROMPT_KEYS = (
     Key("messages", {"type": "array", "items": _MESSAGE}),
     Key("icons", _ICONS, served=True),
     Key("_meta", _META, served=True),
+    Key("scopes", _SCOPES_KEY),
 )
 
 

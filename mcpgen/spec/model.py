@@ -30,6 +30,19 @@ Role = Literal["user", "assistant"]
 
 
 @dataclass(frozen=True)
+class Authorization:
+    """`server.authorization`: the HTTP server is an OAuth 2.1 protected resource."""
+
+    metadata: dict[str, Json]  # the RFC 9728 document, as written (served verbatim)
+    scopes: tuple[str, ...]  # what every request needs
+
+    @property
+    def scopes_supported(self) -> tuple[str, ...] | None:
+        listed = self.metadata.get("scopes_supported")
+        return tuple(str(scope) for scope in listed) if isinstance(listed, list) else None
+
+
+@dataclass(frozen=True)
 class Server:
     name: str
     version: str
@@ -39,6 +52,7 @@ class Server:
     page_size: int | None
     capabilities: dict[str, Json]
     served: dict[str, Json]  # serverInfo, as written
+    authorization: Authorization | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,7 @@ class Tool:
     served: dict[str, Json]
     path: JsonPath
     task_support: TaskSupport | None = None  # `execution.taskSupport`; None when not written
+    scopes: tuple[str, ...] = ()  # OAuth scopes a call needs, on top of the server's
 
 
 @dataclass(frozen=True)
@@ -66,6 +81,7 @@ class Resource:
     completion: dict[str, Json]
     served: dict[str, Json]
     path: JsonPath
+    scopes: tuple[str, ...] = ()  # OAuth scopes a read needs, on top of the server's
 
 
 @dataclass(frozen=True)
@@ -99,6 +115,7 @@ class Prompt:
     messages: tuple[PromptMessage, ...] | None
     served: dict[str, Json]
     path: JsonPath
+    scopes: tuple[str, ...] = ()  # OAuth scopes a get needs, on top of the server's
 
 
 @dataclass(frozen=True)
@@ -152,6 +169,19 @@ def _integer(value: Json) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _scopes(value: Json) -> tuple[str, ...]:
+    return tuple(scope for scope in as_list(value) if isinstance(scope, str))
+
+
+def _authorization(value: Json) -> Authorization | None:
+    if not isinstance(value, dict):
+        return None
+    return Authorization(
+        metadata=copy_json(_object(value.get("metadata")) or {}),
+        scopes=_scopes(value.get("scopes")),
+    )
+
+
 def _server(server: dict[str, Json]) -> Server:
     return Server(
         name=str(server.get("name", "server")),
@@ -162,6 +192,7 @@ def _server(server: dict[str, Json]) -> Server:
         page_size=_integer(server.get("pageSize")),
         capabilities=_object(server.get("capabilities")) or {},
         served=_served(server, SERVER_KEYS),
+        authorization=_authorization(server.get("authorization")),
     )
 
 
@@ -179,6 +210,7 @@ def _tool(name: str, tool: dict[str, Json]) -> Tool:
         served=_served(tool, TOOL_KEYS),
         path=("tools", name),
         task_support=_task_support(tool.get("execution")),
+        scopes=_scopes(tool.get("scopes")),
     )
 
 
@@ -195,6 +227,7 @@ def _resource(name: str, resource: dict[str, Json]) -> Resource:
         completion=_object(resource.get("completion")) or {},
         served=_served(resource, RESOURCE_KEYS),
         path=("resources", name),
+        scopes=_scopes(resource.get("scopes")),
     )
 
 
@@ -229,6 +262,7 @@ def _prompt(name: str, prompt: dict[str, Json]) -> Prompt:
         ),
         served=_served(prompt, PROMPT_KEYS),
         path=("prompts", name),
+        scopes=_scopes(prompt.get("scopes")),
     )
 
 
