@@ -26,6 +26,7 @@ class ToolIR:
     wire: dict[str, Json]  # the exact tools/list entry
     # `execution.taskSupport` as the spec writes it (None: not written, which means forbidden).
     task_support: TaskSupport | None = None
+    scopes: tuple[str, ...] = ()  # OAuth scopes a call needs, on top of the server's
 
     @property
     def input_schema(self) -> dict[str, Json]:
@@ -73,6 +74,7 @@ class ResourceIR:
     content_schema: dict[str, Json] | None  # self-contained, for checking JSON contents
     wire: dict[str, Json]  # the exact resources/list or resources/templates/list entry
     static: StaticContent | None = None  # None when a handler reads it
+    scopes: tuple[str, ...] = ()  # OAuth scopes a read needs, on top of the server's
 
     @property
     def parameters(self) -> dict[str, str]:
@@ -103,6 +105,15 @@ class PromptIR:
     # Rendered by the server from templates; None means a handler answers.
     messages: tuple[PromptMessageIR, ...] | None
     wire: dict[str, Json]  # the exact prompts/list entry
+    scopes: tuple[str, ...] = ()  # OAuth scopes a get needs, on top of the server's
+
+
+@dataclass(frozen=True)
+class AuthorizationIR:
+    """The server is an OAuth 2.1 protected resource over HTTP (`server.authorization`)."""
+
+    metadata: dict[str, Json]  # the RFC 9728 document, served verbatim
+    scopes: tuple[str, ...]  # what every request needs
 
 
 @dataclass(frozen=True)
@@ -132,6 +143,7 @@ class Api:
     completions: dict[tuple[str, str], dict[str, list[str]]] | None
     # Where the spec writes each model's schema, by class name (for diagnostics of the model generator).
     model_sources: dict[str, JsonPath] = field(default_factory=dict)
+    authorization: AuthorizationIR | None = None  # None: anyone who reaches the server may call it
 
     @property
     def param_headers(self) -> dict[str, dict[tuple[str, ...], str]]:

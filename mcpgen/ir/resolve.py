@@ -13,6 +13,7 @@ from mcpgen.hashing import sha256, spec_hash
 from mcpgen.ir import naming
 from mcpgen.ir.model import (
     Api,
+    AuthorizationIR,
     PromptArgumentIR,
     PromptIR,
     PromptMessageIR,
@@ -152,7 +153,14 @@ def _tool(tool: Tool, spec: Spec, models: _Models) -> ToolIR:
         output_model = models.add(tool.output_schema, naming.tool_output_model(tool.name), tool.path + ("outputSchema",))
         wire["outputSchema"], wrapped = served_output(tool.output_schema, spec)
     return ToolIR(
-        tool.name, naming.tool_method(tool.name), input_model, output_model, wrapped, wire, tool.task_support
+        tool.name,
+        naming.tool_method(tool.name),
+        input_model,
+        output_model,
+        wrapped,
+        wire,
+        tool.task_support,
+        tool.scopes,
     )
 
 
@@ -190,6 +198,7 @@ def _resource(resource: Resource, spec: Spec, models: _Models, assets: _Assets) 
         content_schema=content_schema,
         wire={"name": resource.name, **resource.served},
         static=_static(resource, assets),
+        scopes=resource.scopes,
     )
 
 
@@ -249,6 +258,7 @@ def _prompt(prompt: Prompt, models: _Models, assets: _Assets) -> PromptIR:
         arguments=tuple(PromptArgumentIR(a.name, naming.parameter(a.name), a.required) for a in prompt.arguments),
         messages=messages,
         wire={"name": prompt.name, **prompt.served},
+        scopes=prompt.scopes,
     )
 
 
@@ -338,4 +348,9 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
         inputs=dict(sorted(assets.hashes.items())),
         declared_capabilities=copy.deepcopy(server.capabilities),
         completions=completions,
+        authorization=(
+            AuthorizationIR(copy.deepcopy(server.authorization.metadata), server.authorization.scopes)
+            if server.authorization is not None
+            else None
+        ),
     )

@@ -14,6 +14,7 @@ from mcpgen.render.model_generator import ModelRenderError
 from mcpgen.render.model_index import ModelIndex
 from mcpgen.render.models import render_models
 from mcpgen.render.schema_doc import (
+    authorization_json,
     prompt_messages_json,
     render_schema_json,
     render_schema_markdown,
@@ -95,6 +96,9 @@ def render_package(api: Api, context: BuildContext | None = None) -> RenderedPac
     prompt_messages = prompt_messages_json(api)
     if prompt_messages is not None:
         texts["prompts.json"] = prompt_messages
+    authorization = authorization_json(api)
+    if authorization is not None:
+        texts["authorization.json"] = authorization
     texts["SCHEMA.md"] = render_schema_markdown(api, document, view)
     rendered = {name: text.encode() for name, text in texts.items()}
     rendered.update(api.package_files)

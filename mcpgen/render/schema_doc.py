@@ -1,5 +1,6 @@
 """schema.json (the exact list payloads the server serves), prompts.json (the messages of
-the prompts the spec writes) and SCHEMA.md (the same, for people)."""
+the prompts the spec writes), authorization.json (who may call what) and SCHEMA.md (the
+same, for people)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,34 @@ def prompt_messages_json(api: Api) -> str | None:
         if prompt.messages is not None
     }
     return indented_json(document) + "\n" if document else None
+
+
+def authorization_json(api: Api) -> str | None:
+    """authorization.json, for a spec with `server.authorization` (None without): what the
+    HTTP runtime reads to act as an OAuth 2.1 protected resource. Scopes are no wire field
+    of tools, resources or prompts, so schema.json cannot carry them. The document:
+
+        {"metadata": {...},   the RFC 9728 document, as written (served verbatim)
+         "scopes": [...],     what every request needs, initialize included
+         "tools": {name: [...]}, "resources": {uri: [...]},
+         "templates": {uriTemplate: [...]}, "prompts": {name: [...]}}
+
+    An entity's scopes are what a call to it needs on top of the server-wide ones; the maps
+    hold only entities that ask for some, in spec order."""
+    authorization = api.authorization
+    if authorization is None:
+        return None
+    document = {
+        "metadata": authorization.metadata,
+        "scopes": list(authorization.scopes),
+        "tools": {tool.name: list(tool.scopes) for tool in api.tools if tool.scopes},
+        "resources": {r.uri: list(r.scopes) for r in api.static_resources if r.uri is not None and r.scopes},
+        "templates": {
+            r.uri_template: list(r.scopes) for r in api.resource_templates if r.uri_template is not None and r.scopes
+        },
+        "prompts": {prompt.name: list(prompt.scopes) for prompt in api.prompts if prompt.scopes},
+    }
+    return indented_json(document) + "\n"
 
 
 def _documented(schema: Any) -> dict[str, Any]:

@@ -1,7 +1,7 @@
-"""What a generated package ships beside its code: schema.json, prompts.json and static
-files.
+"""What a generated package ships beside its code: schema.json, prompts.json,
+authorization.json and static files.
 
-Both are read with importlib.resources, so a package works from a wheel, a zip or a
+All are read with importlib.resources, so a package works from a wheel, a zip or a
 folder alike.
 """
 
@@ -18,6 +18,7 @@ from pydantic_core import from_json
 
 SCHEMA_FILE = "schema.json"
 PROMPTS_FILE = "prompts.json"
+AUTHORIZATION_FILE = "authorization.json"
 
 
 @cache
@@ -72,6 +73,27 @@ def prompt_messages(package: str) -> Mapping[str, Any]:
     resource = files(package).joinpath(PROMPTS_FILE)
     if not resource.is_file():
         return {}
+    document: dict[str, Any] = json.loads(resource.read_bytes())
+    return document
+
+
+@cache
+def authorization_document(package: str) -> Mapping[str, Any] | None:
+    """The parsed authorization.json of `package`, or None when the spec has no
+    `server.authorization` (anyone who reaches the server may call it). Read once per
+    process and package, and shared, as schema.json is. Its keys:
+
+    - `metadata`: the RFC 9728 protected resource metadata, as the spec writes it;
+    - `scopes`: the OAuth scopes every request needs, initialize included;
+    - `tools`, `prompts`: a name -> the scopes a call needs on top of `scopes`;
+    - `resources`: a static resource's URI -> the same, for resources/read;
+    - `templates`: a resource template's uriTemplate -> the same, for a URI it matches.
+
+    The four maps hold only what asks for scopes of its own.
+    """
+    resource = files(package).joinpath(AUTHORIZATION_FILE)
+    if not resource.is_file():
+        return None
     document: dict[str, Any] = json.loads(resource.read_bytes())
     return document
 
