@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.lowlevel import Server
@@ -19,6 +20,11 @@ from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
 from .server import GeneratedServer
 
+if TYPE_CHECKING:  # imported where used: a server on stdio does not need them
+    from mcp.server.auth.provider import TokenVerifier
+
+    from .auth_http import Authorization
+
 
 def http_app(
     server: Server[Any],
@@ -28,6 +34,8 @@ def http_app(
     allowed_hosts: Sequence[str] | None = None,
     limits: Limits | None = None,
     bound: Sequence[str] | None = None,
+    authorization: Authorization | None = None,
+    verifier: TokenVerifier | None = None,
 ) -> Any:
     """The ASGI app serving Streamable HTTP at /mcp.
 
@@ -44,6 +52,8 @@ def http_app(
     `limits` (default: the server's) bound sessions, what one client may hold open,
     and request bodies; idle sessions are closed, their GET streams included (see
     http_sessions.py).
+    `authorization` makes the server an OAuth 2.1 protected resource (auth_http.py),
+    its tokens checked by `verifier` (default: JWT access tokens, auth_tokens.py).
     """
     # Imported here: a server on stdio does not need starlette, nor its import time.
     from mcp.server.transport_security import TransportSecuritySettings
@@ -70,6 +80,17 @@ def http_app(
         max_client_sessions=limits.max_client_sessions,
         max_client_requests=limits.max_client_requests,
     )
+    if authorization is not None:
+        # After RequestGuard, which reads the body the guard looks into, and before
+        # SessionWatch: a caller without a valid token opens nothing.
+        from .auth_http import AuthGuard
+        from .auth_tokens import JwtVerifier
+
+        verifier = verifier or JwtVerifier(
+            resource=authorization.resource,
+            issuers=authorization.authorization_servers,
+        )
+        app.add_middleware(AuthGuard, authorization=authorization, verifier=verifier)
     app.add_middleware(
         RequestGuard,
         allowed=allowed_hosts_for(host, allowed_hosts, addresses=bound),
@@ -84,13 +105,19 @@ def serve(
     argv: Sequence[str] | None = None,
     *,
     allowed_hosts: Sequence[str] | None = None,
+    authorization: Mapping[str, Any] | None = None,
 ) -> None:
     """The command line of a generated server: stdio by default, `--http HOST:PORT` for
     Streamable HTTP at http://HOST:PORT/mcp; `--stateless`, `--log-level`,
-    `--handler-timeout`, `--max-sessions`, `--allowed-host` (see --help).
+    `--handler-timeout`, `--max-sessions`, `--allowed-host`, `--resource`,
+    `--authorization-server` (see --help).
 
     The server's `limits` apply, with what the command line changes; `allowed_hosts`
-    as for `http_app`, unless `--allowed-host` is given.
+    as for `http_app`, unless `--allowed-host` is given. `authorization` (the
+    package's authorization document) makes HTTP serving need access tokens, for the
+    resource and from the authorization servers it names unless `--resource`,
+    `--authorization-server`, MCPGEN_RESOURCE or MCPGEN_AUTHORIZATION_SERVERS (space
+    separated) say otherwise.
     """
     limits = limits_of(server)
     parser = argparse.ArgumentParser(description=f"The {server.name} MCP server.")
@@ -133,6 +160,21 @@ def serve(
         "are loopback or private (and localhost, 127.0.0.1, [::1] for loopback), "
         "else any",
     )
+    parser.add_argument(
+        "--resource",
+        default=os.environ.get("MCPGEN_RESOURCE"),
+        metavar="URL",
+        help="HTTP with authorization: this server's resource URL, the audience its "
+        "access tokens name (default: $MCPGEN_RESOURCE, else the spec's)",
+    )
+    parser.add_argument(
+        "--authorization-server",
+        action="append",
+        dest="authorization_servers",
+        metavar="URL",
+        help="HTTP with authorization: an issuer of the access tokens accepted "
+        "(repeatable; default: $MCPGEN_AUTHORIZATION_SERVERS, else the spec's)",
+    )
     options = parser.parse_args(argv)
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(
@@ -167,6 +209,7 @@ def serve(
         allowed_hosts=options.allowed_hosts or allowed_hosts,
         limits=limits,
         bound=[str(sock.getsockname()[0]) for sock in sockets],
+        authorization=_deployed(authorization, options),
     )
     protocol: type[Any] | str = "h11"
     if limits.header_timeout is not None:
@@ -183,6 +226,23 @@ def serve(
             "timeout_keep_alive": limits.keep_alive_timeout,
         },
         sockets,
+    )
+
+
+def _deployed(
+    document: Mapping[str, Any] | None, options: argparse.Namespace
+) -> Authorization | None:
+    """The spec's authorization with this deployment's resource and authorization
+    servers (the command line's, else the environment's)."""
+    if document is None:
+        return None
+    from .auth_http import Authorization
+
+    servers = options.authorization_servers
+    if not servers:
+        servers = os.environ.get("MCPGEN_AUTHORIZATION_SERVERS", "").split() or None
+    return Authorization.from_document(document).with_overrides(
+        options.resource, servers
     )
 
 

@@ -1,0 +1,249 @@
+"""A generated HTTP server as an OAuth 2.1 protected resource (MCP's authorization
+page, RFC 9728, RFC 6750): it publishes its metadata, challenges a request without a
+valid access token (401), and asks for more scope (403) where the server, or the
+tool, resource or prompt a request calls, needs scopes the token lacks: decided
+before any handler runs, so a client can step up and retry.
+
+The package's `authorization.json` says what: `metadata` (the RFC 9728 document),
+`scopes` (every request needs them) and, per tool, resource, resource template and
+prompt, the scopes calling it needs besides. Deployment may move the resource and
+its authorization servers (`with_overrides`). Over stdio none of this applies: its
+client is the process that started the server.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import TokenVerifier
+from mcp.shared.uri_template import UriTemplate
+from starlette.authentication import AuthCredentials
+
+from .http_guard import ASGIApp, Receive, Scope, Send, replaying, send_response
+
+WELL_KNOWN = "/.well-known/oauth-protected-resource"
+
+
+@dataclass(frozen=True)
+class Authorization:
+    """What a server's authorization document says (see the module's docstring)."""
+
+    metadata: Mapping[str, Any]
+    scopes: tuple[str, ...] = ()
+    tools: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    resources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    templates: Sequence[tuple[UriTemplate, tuple[str, ...]]] = ()
+    prompts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def from_document(cls, document: Mapping[str, Any]) -> Authorization:
+        def scopes_of(key: str) -> dict[str, tuple[str, ...]]:
+            return {name: tuple(s) for name, s in document.get(key, {}).items()}
+
+        return cls(
+            metadata=dict(document["metadata"]),
+            scopes=tuple(document.get("scopes", ())),
+            tools=scopes_of("tools"),
+            resources=scopes_of("resources"),
+            templates=[
+                (UriTemplate.parse(template), scopes)
+                for template, scopes in scopes_of("templates").items()
+            ],
+            prompts=scopes_of("prompts"),
+        )
+
+    def with_overrides(
+        self,
+        resource: str | None = None,
+        authorization_servers: Sequence[str] | None = None,
+    ) -> Authorization:
+        """This, served as `resource` with tokens from `authorization_servers`."""
+        metadata = dict(self.metadata)
+        if resource:
+            metadata["resource"] = resource
+        if authorization_servers:
+            metadata["authorization_servers"] = list(authorization_servers)
+        return replace(self, metadata=metadata)
+
+    @property
+    def resource(self) -> str:
+        return str(self.metadata["resource"])
+
+    @property
+    def authorization_servers(self) -> list[str]:
+        return [str(url) for url in self.metadata["authorization_servers"]]
+
+    @property
+    def metadata_url(self) -> str:
+        """Where clients find the metadata (RFC 9728 section 3.1: the well-known path
+        inserted before the resource's path)."""
+        parts = urlsplit(self.resource)
+        path = WELL_KNOWN + parts.path.rstrip("/")
+        return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+    def metadata_paths(self, mcp_path: str = "/mcp") -> frozenset[str]:
+        """The paths this server answers the metadata at."""
+        resource_path = urlsplit(self.resource).path.rstrip("/")
+        return frozenset(
+            {WELL_KNOWN, WELL_KNOWN + mcp_path, WELL_KNOWN + resource_path}
+        )
+
+    def needed_for(self, message: Any) -> list[str]:
+        """The scopes calling what a JSON-RPC `message` (or batch) calls needs, besides
+        the server-wide ones."""
+        if isinstance(message, list):
+            return _union(self.needed_for(item) for item in message)
+        if not isinstance(message, dict) or not isinstance(message.get("params"), dict):
+            return []
+        method, params = message.get("method"), message["params"]
+        if method == "tools/call":
+            return list(self.tools.get(str(params.get("name")), ()))
+        if method == "prompts/get":
+            return list(self.prompts.get(str(params.get("name")), ()))
+        if method == "resources/read":
+            uri = str(params.get("uri"))
+            if uri in self.resources:
+                return list(self.resources[uri])
+            for template, scopes in self.templates:
+                if template.match(uri) is not None:
+                    return list(scopes)
+        return []
+
+
+class AuthGuard:
+    """ASGI middleware: answers the protected resource metadata, and lets through only
+    requests with one valid bearer token in the Authorization header carrying the
+    scopes they need. A passed request carries its caller as the SDK's bearer
+    middleware leaves it (`scope["user"]`, `scope["auth"]`, the SDK's auth context),
+    so the SDK binds a 2025-11-25 session to the caller that opened it, and tasks to
+    their caller.
+
+    Place it after a middleware that reads the whole body into one message
+    (`RequestGuard`): the guard reads the JSON-RPC message to know what it calls.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        authorization: Authorization,
+        verifier: TokenVerifier,
+        mcp_path: str = "/mcp",
+    ) -> None:
+        self.app = app
+        self.authorization = authorization
+        self.verifier = verifier
+        self.metadata_paths = authorization.metadata_paths(mcp_path)
+        self.metadata_body = json.dumps(dict(authorization.metadata)).encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] in self.metadata_paths and scope["method"] in ("GET", "HEAD"):
+            await send_response(send, 200, self.metadata_body, b"application/json")
+            return
+        if scope["method"] == "OPTIONS":  # CORS preflight carries no credentials
+            await self.app(scope, receive, send)
+            return
+        token = _bearer_token(scope)
+        if isinstance(token, _Refusal):
+            await self._challenge(send, 401, token.error, token.description)
+            return
+        access = await self.verifier.verify_token(token)
+        if access is None:
+            await self._challenge(send, 401, "invalid_token", "Invalid access token")
+            return
+        message = await receive()
+        needed = _union([self.authorization.scopes, self._needed(message)])
+        if not set(needed) <= set(access.scopes):
+            await self._challenge(
+                send, 403, "insufficient_scope", "More scope needed", needed
+            )
+            return
+        user = AuthenticatedUser(access)
+        scope["user"] = user
+        scope["auth"] = AuthCredentials(access.scopes)
+        reset = auth_context_var.set(user)
+        try:
+            await self.app(scope, replaying(message, receive), send)
+        finally:
+            auth_context_var.reset(reset)
+
+    def _needed(self, message: Mapping[str, Any]) -> list[str]:
+        if message.get("type") != "http.request" or not message.get("body"):
+            return []
+        try:
+            parsed = json.loads(message["body"])
+        except (ValueError, UnicodeDecodeError):
+            return []  # the transport answers the parse error
+        return self.authorization.needed_for(parsed)
+
+    async def _challenge(
+        self,
+        send: Send,
+        status: int,
+        error: str | None,
+        description: str,
+        scopes: Sequence[str] | None = None,
+    ) -> None:
+        """A refusal with its RFC 6750 `WWW-Authenticate` challenge: the metadata URL
+        (MCP: so a client discovers the authorization server from a 401), the error,
+        and the scopes to ask for."""
+        scopes = self.authorization.scopes if scopes is None else scopes
+        parts = [f'resource_metadata="{self.authorization.metadata_url}"']
+        if error is not None:
+            parts.append(f'error="{error}"')
+            parts.append(f'error_description="{description}"')
+        if scopes:
+            parts.append(f'scope="{" ".join(scopes)}"')
+        body = json.dumps(
+            {"error": error or "invalid_request", "error_description": description}
+        ).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()),
+        ]
+        await send(
+            {"type": "http.response.start", "status": status, "headers": headers}
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    error: str | None
+    description: str
+
+
+def _bearer_token(scope: Scope) -> str | _Refusal:
+    """The one bearer token of a request, or why there is none: MCP (and OAuth 2.1)
+    take a token only in the Authorization header, never in the query string, where
+    logs and browser histories keep it."""
+    query = scope.get("query_string", b"").decode("latin-1")
+    if any(name == "access_token" for name, _ in parse_qsl(query)):
+        return _Refusal("invalid_request", "Access token in the query string")
+    values = [
+        value
+        for key, value in scope.get("headers", [])
+        if key.lower() == b"authorization"
+    ]
+    if not values:
+        return _Refusal(None, "Authentication required")
+    if len(values) > 1:
+        return _Refusal("invalid_request", "More than one Authorization header")
+    scheme, _, token = values[0].decode("latin-1").strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return _Refusal("invalid_request", "Authorization is not a bearer token")
+    return str(token.strip())
+
+
+def _union(lists: Iterable[Iterable[str]]) -> list[str]:
+    return list(dict.fromkeys(scope for scopes in lists for scope in scopes))

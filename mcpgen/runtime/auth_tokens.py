@@ -1,0 +1,225 @@
+"""Validating OAuth 2.1 access tokens for a generated HTTP server: JWT access tokens
+(RFC 9068) signed by the keys of the authorization servers the server's protected
+resource metadata (RFC 9728) names.
+
+Each authorization server's keys come from its JWKS, found through its RFC 8414
+metadata (`/.well-known/oauth-authorization-server`, else the OpenID configuration),
+and are kept; a token signed with a key id not among them makes one refetch (the
+server rotated its keys), at most once per `refetch_interval` per server, so a stream
+of tokens with made-up key ids cannot make the server hammer its authorization server.
+
+A token is accepted only when all of these hold: its header names an asymmetric
+algorithm (never `none`, never HS*: with a public key as the HMAC secret anyone could
+sign) that the key it names declares, or fits the key's type; `typ` is `at+jwt`
+(RFC 9068: so an ID token cannot pass as an access token); `iss` is one of the
+authorization servers; `aud` is this resource (RFC 8707); `exp` is not past and
+`nbf`/`iat` not ahead, with `skew` seconds of clock difference allowed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import anyio
+import httpx2 as httpx
+import jwt
+from mcp.server.auth.provider import AccessToken
+
+logger = logging.getLogger(__name__)
+
+ASYMMETRIC_ALGORITHMS = frozenset(
+    {
+        *("RS256", "RS384", "RS512", "PS256", "PS384", "PS512"),
+        *("ES256", "ES384", "ES512", "EdDSA"),
+    }
+)
+"""The signature algorithms a token may name: public-key ones only."""
+
+_KEY_TYPE = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
+_CURVE = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521"}
+_ACCESS_TOKEN_TYPES = ("at+jwt", "application/at+jwt")
+
+
+def metadata_urls(issuer: str) -> list[str]:
+    """Where an authorization server's metadata may be, in the order MCP's
+    authorization page tries them: RFC 8414 (the well-known path inserted before the
+    issuer's path), then OpenID Connect Discovery (inserted, then appended)."""
+    parts = urlsplit(issuer)
+    path = parts.path.rstrip("/")
+
+    def at(well_known: str) -> str:
+        return urlunsplit((parts.scheme, parts.netloc, well_known, "", ""))
+
+    urls = [at("/.well-known/oauth-authorization-server" + path)]
+    urls.append(at("/.well-known/openid-configuration" + path))
+    if path:
+        urls.append(at(path + "/.well-known/openid-configuration"))
+    return urls
+
+
+class _Keys:
+    """One authorization server's signing keys, fetched when first needed."""
+
+    def __init__(self, issuer: str) -> None:
+        self.issuer = issuer
+        self.jwks_uri: str | None = None
+        self.keys: list[Mapping[str, Any]] = []
+        self.fetched_at = -math.inf
+        self.lock = anyio.Lock()
+
+
+class JwtVerifier:
+    """The SDK's `TokenVerifier` for JWT access tokens issued for `resource` by
+    `issuers` (the protected resource metadata's `authorization_servers`)."""
+
+    def __init__(
+        self,
+        *,
+        resource: str,
+        issuers: Sequence[str],
+        skew: float = 60.0,
+        refetch_interval: float = 30.0,
+        timeout: float = 10.0,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.resource = resource
+        self.audiences = list(dict.fromkeys([resource, _other_slash(resource)]))
+        self.skew = skew
+        self.refetch_interval = refetch_interval
+        self.timeout = timeout
+        self._client = client
+        self._servers = {issuer: _Keys(issuer) for issuer in issuers}
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The token's access, or None when it is not a valid access token for this
+        resource (the reason logged at debug level)."""
+        try:
+            return await self._verify(token)
+        except (jwt.PyJWTError, ValueError, TypeError, KeyError) as exc:
+            logger.debug("access token refused: %s", exc)
+            return None
+
+    async def _verify(self, token: str) -> AccessToken | None:
+        header = jwt.get_unverified_header(token)
+        algorithm = header.get("alg")
+        if algorithm not in ASYMMETRIC_ALGORITHMS:
+            raise ValueError(f"algorithm {algorithm!r} is not accepted")
+        if str(header.get("typ", "")).lower() not in _ACCESS_TOKEN_TYPES:
+            raise ValueError(f"typ {header.get('typ')!r} is not an access token's")
+        unverified = jwt.decode(token, options={"verify_signature": False})
+        server = self._servers.get(str(unverified.get("iss")))
+        if server is None:
+            raise ValueError(f"issuer {unverified.get('iss')!r} is not trusted")
+        jwk = await self._key(server, header.get("kid"), algorithm)
+        if jwk is None:
+            raise ValueError(f"no key {header.get('kid')!r} for {algorithm}")
+        key = jwt.PyJWK(dict(jwk), algorithm=algorithm)
+        claims: dict[str, Any] = jwt.decode(
+            token,
+            key,
+            algorithms=[algorithm],
+            audience=self.audiences,
+            issuer=server.issuer,
+            leeway=self.skew,
+            options={"require": ["exp", "iss", "aud", "sub"]},
+        )
+        return access_of(token, claims, self.resource)
+
+    async def _key(
+        self, server: _Keys, kid: Any, algorithm: str
+    ) -> Mapping[str, Any] | None:
+        found = _matching(server.keys, kid, algorithm)
+        if found is not None:
+            return found
+        async with server.lock:  # one refetch for many tokens naming a new key
+            found = _matching(server.keys, kid, algorithm)
+            if found is None and (
+                time.monotonic() - server.fetched_at >= self.refetch_interval
+            ):
+                server.fetched_at = time.monotonic()
+                server.keys = await self._fetch_keys(server)
+                found = _matching(server.keys, kid, algorithm)
+        return found
+
+    async def _fetch_keys(self, server: _Keys) -> list[Mapping[str, Any]]:
+        client = self._client or httpx.AsyncClient(timeout=self.timeout)
+        try:
+            if server.jwks_uri is None:
+                server.jwks_uri = await self._jwks_uri(client, server.issuer)
+            if server.jwks_uri is None:
+                return server.keys
+            response = await client.get(server.jwks_uri)
+            response.raise_for_status()
+            keys = response.json().get("keys")
+            return [key for key in keys if isinstance(key, dict)]
+        except (httpx.HTTPError, ValueError, AttributeError, TypeError) as exc:
+            logger.warning("cannot fetch the keys of %s: %s", server.issuer, exc)
+            return server.keys
+        finally:
+            if client is not self._client:
+                await client.aclose()
+
+    async def _jwks_uri(self, client: httpx.AsyncClient, issuer: str) -> str | None:
+        for url in metadata_urls(issuer):
+            try:
+                response = await client.get(url)
+                metadata = response.json() if response.status_code == 200 else None
+            except (httpx.HTTPError, json.JSONDecodeError):
+                continue
+            # RFC 8414 section 3.3: metadata naming another issuer must not be used.
+            if isinstance(metadata, dict) and metadata.get("issuer") == issuer:
+                jwks_uri = metadata.get("jwks_uri")
+                if isinstance(jwks_uri, str):
+                    return jwks_uri
+        logger.warning("no metadata with a jwks_uri for %s", issuer)
+        return None
+
+
+def _matching(
+    keys: Sequence[Mapping[str, Any]], kid: Any, algorithm: str
+) -> Mapping[str, Any] | None:
+    """The signing key named `kid` (the only one fitting, when the token names none)
+    that may verify `algorithm`."""
+    fitting = [key for key in keys if _fits(key, algorithm)]
+    if kid is None:
+        return fitting[0] if len(fitting) == 1 else None
+    return next((key for key in fitting if key.get("kid") == kid), None)
+
+
+def _fits(key: Mapping[str, Any], algorithm: str) -> bool:
+    if key.get("use", "sig") != "sig" or key.get("alg", algorithm) != algorithm:
+        return False
+    if key.get("kty") != _KEY_TYPE[algorithm[:2]]:
+        return False
+    curve = _CURVE.get(algorithm)
+    return curve is None or key.get("crv") == curve
+
+
+def access_of(token: str, claims: dict[str, Any], resource: str) -> AccessToken:
+    """The SDK's `AccessToken` for verified `claims`: scopes from `scope` (space
+    separated) or `scp` (a list or a string), the client from `client_id` (RFC 9068),
+    else `azp`."""
+    scope = claims.get("scope", claims.get("scp", ""))
+    scopes = scope.split() if isinstance(scope, str) else [str(s) for s in scope]
+    client_id = claims.get("client_id", claims.get("azp", ""))
+    return AccessToken(
+        token=token,
+        client_id=str(client_id),
+        scopes=scopes,
+        expires_at=int(claims["exp"]),
+        resource=resource,
+        subject=str(claims["sub"]),
+        claims=claims,
+    )
+
+
+def _other_slash(url: str) -> str:
+    """`url` with its trailing slash added or removed: an audience is the resource
+    either way."""
+    return url[:-1] if url.endswith("/") else url + "/"

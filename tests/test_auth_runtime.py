@@ -1,0 +1,402 @@
+"""A generated HTTP server as an OAuth 2.1 protected resource (issue 23): a real process
+serving a built package with an authorization document, a real authorization server
+(RFC 8414 metadata and a JWKS of keys made here) on another port, and tokens signed
+with PyJWT. Every bad token is refused with 401 while the server keeps serving; scopes
+are asked for (403) before any handler runs; handlers see their caller in `ctx.auth`;
+a 2025-11-25 session belongs to the caller that opened it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from helpers import build_and_write, listening, write_spec
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+
+pytestmark = pytest.mark.slow  # builds a package, runs a server
+
+SPEC = """\
+mcpgen: 1
+server: {name: notebook, version: "1"}
+tools:
+  whoami:
+    description: Says who called.
+    inputSchema: {type: object}
+  write_note:
+    description: Writes a note.
+    inputSchema: {type: object}
+resources:
+  note:
+    uriTemplate: notes://{id}
+    description: One note.
+    mimeType: text/plain
+prompts:
+  summarise:
+    description: Summarises the notes.
+    messages:
+      - {role: user, text: Summarise my notes.}
+"""
+
+APP = """\
+import hashlib
+import hmac
+import json
+import sys
+
+from notebook import Handlers
+from notebook._runtime.serving import serve
+from notebook.server import create_server
+
+
+class Notebook(Handlers):
+    async def whoami(self, args, ctx):
+        auth = ctx.auth
+        return json.dumps(None if auth is None else {
+            "subject": auth.subject, "client_id": auth.client_id,
+            "scopes": list(auth.scopes), "expires_at": auth.expires_at,
+            "iss": auth.claims["iss"],
+        })
+
+    async def write_note(self, args, ctx):
+        return "written"
+
+    async def read_note(self, id, ctx):
+        return f"note {id}"
+
+
+with open(sys.argv[1]) as document:
+    authorization = json.load(document)
+serve(create_server(Notebook()), sys.argv[2:], authorization=authorization)
+"""
+
+DOCUMENT: dict[str, Any] = {
+    "metadata": {
+        "resource": "https://mcp.example.com/mcp",
+        "authorization_servers": ["https://auth.example.com"],
+        "scopes_supported": ["notes:read", "notes:write", "notes:admin"],
+    },
+    "scopes": ["notes:read"],
+    "tools": {"write_note": ["notes:write"]},
+    "resources": {},
+    "templates": {"notes://{id}": ["notes:admin"]},
+    "prompts": {"summarise": ["notes:admin"]},
+}
+
+LEGACY = "2025-11-25"
+
+
+class AuthorizationServer:
+    """RFC 8414 metadata and a JWKS on a free port; `keys` may change (rotation)."""
+
+    def __init__(self) -> None:
+        self.keys: list[dict[str, Any]] = []
+        self.jwks_fetches = 0
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                if self.path == "/.well-known/oauth-authorization-server":
+                    body = {"issuer": owner.issuer, "jwks_uri": owner.issuer + "/jwks"}
+                elif self.path == "/jwks":
+                    owner.jwks_fetches += 1
+                    body = {"keys": owner.keys}
+                else:
+                    self.send_error(404)
+                    return
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.issuer = f"http://127.0.0.1:{self.http.server_address[1]}"
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+
+    def publish(self, kid: str, key: Any, alg: str | None = None) -> None:
+        codec = RSAAlgorithm if isinstance(key, rsa.RSAPrivateKey) else ECAlgorithm
+        jwk: dict[str, Any] = json.loads(codec.to_jwk(key.public_key()))
+        jwk.update({"kid": kid, "use": "sig"}, **({"alg": alg} if alg else {}))
+        self.keys.append(jwk)
+
+
+@pytest.fixture(scope="module")
+def authority() -> Iterator[AuthorizationServer]:
+    server = AuthorizationServer()
+    server.rsa = rsa.generate_private_key(public_exponent=65537, key_size=2048)  # type: ignore[attr-defined]
+    server.publish("rsa-1", server.rsa, "RS256")  # type: ignore[attr-defined]
+    yield server
+    server.http.shutdown()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, authority: AuthorizationServer) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("auth")
+    build_and_write(write_spec(folder, SPEC))
+    (folder / "app.py").write_text(APP)
+    (folder / "authorization.json").write_text(json.dumps(DOCUMENT))
+
+    def command(port: int) -> list[str]:
+        return [
+            sys.executable, str(folder / "app.py"), str(folder / "authorization.json"),
+            "--http", f"127.0.0.1:{port}",
+            "--resource", f"http://127.0.0.1:{port}/mcp",
+        ]  # fmt: skip
+
+    environment = {"MCPGEN_AUTHORIZATION_SERVERS": authority.issuer, "PATH": "/usr/bin:/bin"}
+    with listening(command, cwd=folder, env=environment) as url:
+        yield url
+
+
+def token(
+    authority: AuthorizationServer,
+    audience: str,
+    *,
+    scope: str = "notes:read",
+    subject: str = "alice",
+    key: Any = None,
+    headers: dict[str, Any] | None = None,
+    algorithm: str = "RS256",
+    **claims: Any,
+) -> str:
+    now = int(time.time())
+    payload = {
+        "iss": authority.issuer, "aud": audience, "sub": subject, "client_id": "cli",
+        "scope": scope, "iat": now, "exp": now + 300, "jti": f"{subject}-{now}",
+        **claims,
+    }  # fmt: skip
+    return jwt.encode(
+        payload,
+        authority.rsa if key is None else key,  # type: ignore[attr-defined]
+        algorithm=algorithm,
+        headers={"kid": "rsa-1", "typ": "at+jwt", **(headers or {})},
+    )
+
+
+def hs256_with_public_key(authority: AuthorizationServer, payload: str) -> str:
+    """The classic confusion attack: the public key, as published, used as an HMAC
+    secret (PyJWT itself refuses to sign so, hence by hand)."""
+    pem = authority.rsa.public_key().public_bytes(  # type: ignore[attr-defined]
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    header = jwt.utils.base64url_encode(json.dumps({"alg": "HS256", "kid": "rsa-1", "typ": "at+jwt"}).encode())
+    signing_input = header + b"." + payload.encode()
+    signature = jwt.utils.base64url_encode(hmac.new(pem, signing_input, hashlib.sha256).digest())
+    return (signing_input + b"." + signature).decode()
+
+
+def post(url: str, message: dict[str, Any], bearer: str | None = None, **headers: str) -> httpx2.Response:
+    sent = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": LEGACY, **headers}
+    if bearer is not None:
+        sent["Authorization"] = f"Bearer {bearer}"
+    return httpx2.post(url, json=message, headers=sent, timeout=30)
+
+
+def initialize(url: str, bearer: str | None) -> httpx2.Response:
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    return post(url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}, bearer)
+
+
+def session(url: str, bearer: str) -> str:
+    opened = initialize(url, bearer)
+    assert opened.status_code == 200, opened.text
+    session_id = opened.headers["mcp-session-id"]
+    notified = post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, bearer, **{"Mcp-Session-Id": session_id})
+    assert notified.status_code == 202
+    return session_id
+
+
+def answer(response: httpx2.Response) -> dict[str, Any]:
+    assert response.status_code == 200, (response.status_code, response.text)
+    if response.headers["content-type"].startswith("application/json"):
+        return dict(response.json())
+    data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+    return dict(json.loads(data[-1]))
+
+
+def call(url: str, bearer: str, session_id: str, method: str, params: dict[str, Any]) -> httpx2.Response:
+    message = {"jsonrpc": "2.0", "id": 2, "method": method, "params": params}
+    return post(url, message, bearer, **{"Mcp-Session-Id": session_id})
+
+
+def test_the_metadata_is_served_with_the_deployments_resource(served: str, authority: AuthorizationServer) -> None:
+    root = served.removesuffix("/mcp")
+    for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
+        metadata = httpx2.get(root + path).json()
+        assert metadata["resource"] == served
+        assert metadata["authorization_servers"] == [authority.issuer]
+        assert metadata["scopes_supported"] == DOCUMENT["metadata"]["scopes_supported"]
+
+
+def test_every_bad_token_is_refused_with_401_and_the_server_keeps_serving(
+    served: str, authority: AuthorizationServer
+) -> None:
+    good = token(authority, served)
+    head, payload, signature = good.split(".")
+    forged_payload = jwt.utils.base64url_encode(
+        json.dumps({**jwt.decode(good, options={"verify_signature": False}), "scope": "notes:read notes:write"}).encode()
+    ).decode()
+    unsigned = jwt.encode(
+        {"iss": authority.issuer, "aud": served, "sub": "x", "exp": int(time.time()) + 300},
+        None, algorithm="none", headers={"typ": "at+jwt"},
+    )  # fmt: skip
+    bad = {
+        "wrong audience": token(authority, "https://elsewhere.example/mcp"),
+        "wrong issuer": token(authority, served, iss="https://evil.example"),
+        "expired": token(authority, served, exp=int(time.time()) - 600),
+        "not yet valid": token(authority, served, nbf=int(time.time()) + 600),
+        "alg none": unsigned,
+        "HS256 with the public key": hs256_with_public_key(authority, payload),
+        "unknown kid": token(
+            authority, served, key=rsa.generate_private_key(public_exponent=65537, key_size=2048),
+            headers={"kid": "nobody"},
+        ),  # fmt: skip
+        "tampered payload": f"{head}.{forged_payload}.{signature}",
+        "an ID token (typ JWT)": token(authority, served, headers={"typ": "JWT"}),
+        "garbage": "not-a-jwt",
+    }
+    for reason, bearer in bad.items():
+        refused = initialize(served, bearer)
+        assert refused.status_code == 401, reason
+        challenge = refused.headers["www-authenticate"]
+        assert challenge.startswith("Bearer "), reason
+        assert f'resource_metadata="{served.replace("/mcp", "")}/.well-known/oauth-protected-resource/mcp"' in challenge
+        assert 'error="invalid_token"' in challenge, reason
+        assert initialize(served, good).status_code == 200, f"after {reason}"
+
+    in_query = httpx2.post(
+        served + "?access_token=" + good,
+        json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        headers={"Accept": "application/json, text/event-stream"},
+    )
+    assert in_query.status_code == 401
+    assert 'error="invalid_request"' in in_query.headers["www-authenticate"]
+    twice = httpx2.post(
+        served,
+        json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        headers=[("Accept", "application/json, text/event-stream"), ("Authorization", f"Bearer {good}"),
+                 ("Authorization", f"Bearer {good}")],
+    )  # fmt: skip
+    assert twice.status_code == 401
+    nothing = initialize(served, None)
+    assert nothing.status_code == 401
+    assert "error=" not in nothing.headers["www-authenticate"]  # RFC 6750: no error without credentials
+    assert 'scope="notes:read"' in nothing.headers["www-authenticate"]
+    assert initialize(served, good).status_code == 200
+
+
+def test_an_unknown_kid_makes_one_rate_limited_refetch(served: str, authority: AuthorizationServer) -> None:
+    """The verifier the server runs, in this process with a one-second refetch
+    interval (the server's is 30 s): a rotated-in key is taken after one refetch, and a
+    flood of made-up key ids costs no more fetches."""
+    import anyio
+
+    from mcpgen.runtime.auth_tokens import JwtVerifier
+
+    verifier = JwtVerifier(resource=served, issuers=[authority.issuer], refetch_interval=1.0)
+    rotated = ec.generate_private_key(ec.SECP256R1())
+
+    async def check() -> None:
+        assert await verifier.verify_token(token(authority, served)) is not None  # first fetch
+        authority.publish(f"ec-{id(rotated)}", rotated, "ES256")
+        fetches = authority.jwks_fetches
+        fresh = token(authority, served, key=rotated, algorithm="ES256", headers={"kid": f"ec-{id(rotated)}"})
+        assert await verifier.verify_token(fresh) is None  # within the interval: not refetched
+        assert authority.jwks_fetches == fetches
+        await anyio.sleep(1.1)
+        access = await verifier.verify_token(fresh)
+        assert access is not None and access.subject == "alice"
+        assert authority.jwks_fetches == fetches + 1
+        for n in range(5):
+            made_up = token(authority, served, key=rotated, algorithm="ES256", headers={"kid": f"made-up-{n}"})
+            assert await verifier.verify_token(made_up) is None
+        assert authority.jwks_fetches == fetches + 1
+        # ES256 named, but the key is declared RS256: refused.
+        confused = token(authority, served, key=rotated, algorithm="ES256", headers={"kid": "rsa-1"})
+        assert await verifier.verify_token(confused) is None
+
+    anyio.run(check)
+
+
+def test_scopes_are_asked_for_before_the_handler_runs(served: str, authority: AuthorizationServer) -> None:
+    without_server_scope = token(authority, served, scope="notes:write")
+    refused = initialize(served, without_server_scope)
+    assert refused.status_code == 403
+    assert 'error="insufficient_scope"' in refused.headers["www-authenticate"]
+    assert 'scope="notes:read"' in refused.headers["www-authenticate"]
+
+    reader = token(authority, served, scope="notes:read")
+    reader_session = session(served, reader)
+    calls: list[tuple[str, dict[str, Any], str]] = [
+        ("tools/call", {"name": "write_note", "arguments": {}}, "notes:read notes:write"),
+        ("resources/read", {"uri": "notes://7"}, "notes:read notes:admin"),
+        ("prompts/get", {"name": "summarise"}, "notes:read notes:admin"),
+    ]
+    for method, params, needed in calls:
+        asked = call(served, reader, reader_session, method, params)
+        assert asked.status_code == 403, method
+        assert f'scope="{needed}"' in asked.headers["www-authenticate"], method
+    assert "result" in answer(call(served, reader, reader_session, "tools/call", {"name": "whoami", "arguments": {}}))
+
+    admin = token(authority, served, scope="notes:read notes:write notes:admin")
+    admin_session = session(served, admin)
+    for method, params, _ in calls:
+        assert "result" in answer(call(served, admin, admin_session, method, params)), method
+
+
+def test_handlers_see_the_caller_and_sessions_belong_to_it(served: str, authority: AuthorizationServer) -> None:
+    alice = token(authority, served, subject="alice", scope="notes:read notes:write")
+    alice_session = session(served, alice)
+    said = answer(call(served, alice, alice_session, "tools/call", {"name": "whoami", "arguments": {}}))
+    caller = json.loads(said["result"]["content"][0]["text"])
+    assert caller["subject"] == "alice"
+    assert caller["client_id"] == "cli"
+    assert caller["scopes"] == ["notes:read", "notes:write"]
+    assert caller["iss"] == authority.issuer
+    assert caller["expires_at"] > time.time()
+
+    mallory = token(authority, served, subject="mallory")
+    taken = call(served, mallory, alice_session, "tools/call", {"name": "whoami", "arguments": {}})
+    assert taken.status_code == 404  # the SDK answers as if the session did not exist
+    assert "result" in answer(call(served, alice, alice_session, "tools/call", {"name": "whoami", "arguments": {}}))
+
+
+def test_stdio_has_no_authorization(tmp_path: Path) -> None:
+    """Over stdio the client is the process that started the server: no token, and
+    `ctx.auth` is None."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    build_and_write(write_spec(tmp_path, SPEC))
+    (tmp_path / "app.py").write_text(APP)
+    (tmp_path / "authorization.json").write_text(json.dumps(DOCUMENT))
+
+    async def whoami() -> str:
+        parameters = StdioServerParameters(
+            command=sys.executable, args=[str(tmp_path / "app.py"), str(tmp_path / "authorization.json")], cwd=tmp_path
+        )
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            result = await client.call_tool("whoami", {})
+            return str(result.content[0].text)  # type: ignore[union-attr]
+
+    assert json.loads(anyio.run(whoami)) is None
