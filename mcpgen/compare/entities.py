@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from mcpgen.compare.authorization import compare_authorization
 from mcpgen.compare.changes import Change, Place, Severity
 from mcpgen.compare.schema_nodes import Document, Node
 from mcpgen.compare.schema_walk import Variance
@@ -370,4 +371,5 @@ def compare_wire(old: Spec, new: Spec) -> tuple[list[Change], dict[str, str]]:
     _tools(report)
     _resources(report)
     _prompts(report)
+    report.changes += compare_authorization(old, new, report.pairs)
     return report.changes, report.pairs
