@@ -94,6 +94,13 @@ def check_authorization(spec: Spec) -> Iterator[Diagnostic]:
             "RFC 9728 and RFC 8707 forbid one: remove the part from '#'",
             at_value=True,
         )
+    if isinstance(resource, str) and urlsplit(resource).query:
+        yield source.warning(
+            _METADATA + ("resource",),
+            f"the resource '{resource}' has a query",
+            "RFC 8707 advises against one unless it is what tells two resources apart",
+            at_value=True,
+        )
     supported = authorization.scopes_supported
     for path, asker, scope in _used_scopes(spec):
         if supported is None:
