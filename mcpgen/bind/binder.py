@@ -112,6 +112,8 @@ def _client_imports(api: Api, client: tuple[Method, ...]) -> ModuleImports:
         template.append(CLIENT.imported("UriTemplate"))
     if api.param_headers:
         template.append(CLIENT.imported("_client_headers"))
+    if any(tool.task_support in ("optional", "required") for tool in api.tools):
+        template.append(CLIENT.imported("_client_tasks"))
     if api.tools or any(resource.content_model for resource in api.resources):
         # Models are read when a method runs, so importing the client imports none.
         template.append(CLIENT.imported("_models"))

@@ -17,6 +17,8 @@ from mcpgen.ir import module_names, naming
 from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
 from mcpgen.render.environment import docstring, python_literal
 
+_TASKS_ALLOWED = ("optional", "required")
+
 _STR = named("str")
 _NONE_TYPE = named("None")
 _CONTEXT = named("Context", module_names.HANDLERS.imported("Context"))
@@ -85,6 +87,7 @@ class MethodBinder:
 
     def client(self) -> tuple[Method, ...]:
         methods = [self._client_tool(tool) for tool in self.api.tools]
+        methods += [self._client_task(tool) for tool in self.api.tools if tool.task_support in _TASKS_ALLOWED]
         methods += [self._client_resource(resource) for resource in self.api.resources]
         methods += [self._client_prompt(prompt) for prompt in self.api.prompts]
         methods += [self._prompt_completion(prompt) for prompt in self.api.prompts if prompt.arguments]
@@ -112,6 +115,16 @@ class MethodBinder:
             returns = named("list[types.ContentBlock]", _TYPES)
         summary_line = summary(f"Call tool `{tool.name}`", tool.wire.get("description"))
         return Method(f"tools/{tool.name}", tool.method, (), keywords, returns, summary_line)
+
+    def _client_task(self, tool: ToolIR) -> Method:
+        """`start_<tool>`: the same keywords, no progress callback (a task's progress
+        becomes its status message), a handle whose `result()` is the plain method's."""
+        plain = self._client_tool(tool)
+        handle = named("TaskHandle", module_names.CLIENT.imported("TaskHandle"))
+        summary_line = summary(f"Start tool `{tool.name}` as a task", tool.wire.get("description"))
+        keywords = tuple(self.tool_parameters(tool))
+        name = f"start_{tool.method}"
+        return Method(f"tasks/{tool.name}", name, (), keywords, generic(handle, plain.returns), summary_line)
 
     def _client_resource(self, resource: ResourceIR) -> Method:
         variables = tuple(Parameter(v.parameter, v.name, _STR) for v in resource.variables)

@@ -68,6 +68,7 @@ SDK_TYPES = Import("mcp_types", alias="types")
 # defines them: the package's __init__.py exports them.
 RUNTIME_EXPORTS = (
     *_from("._runtime.client", "UNSET", "ToolCallError", "ToolOutputError", "Unset"),
+    *_from("._runtime.client_tasks", "TaskFailedError", "TaskHandle", "TaskState"),
     *_from(
         "._runtime.content",
         "ResourceContent",
@@ -83,6 +84,7 @@ RUNTIME_EXPORTS = (
     *_from("._runtime.errors", "NotFoundError", "ToolError"),
     *_from("._runtime.limits", "Limits"),
     *_from("._runtime.server", "GeneratedServer"),
+    *_from("._runtime.task_store", "TaskLimits"),
 )
 # What the package's __init__.py imports from its own server and handlers modules.
 PACKAGE_ENTRY_POINTS = (*_from(".handlers", "Handlers"), *_from(".server", "create_app", "create_server", "run"))
@@ -117,8 +119,9 @@ CLIENT = ModuleNames(
         *_from("mcp.shared.uri_template", "UriTemplate"),
         # Helpers are reached through `_client.`: no argument name (snake_case, never with a
         # leading underscore) can shadow them. Their types are imported by name, for signatures.
-        *_from("._runtime", "client as _client", "client_headers as _client_headers"),
+        *_from("._runtime", "client as _client", "client_headers as _client_headers", "client_tasks as _client_tasks"),
         *_from("._runtime.client", "Mode", "UNSET", "Unset"),
+        *_from("._runtime.client_tasks", "TaskHandle"),
         *_from(".", "models as _models"),
         Import("mcp.server.lowlevel", "Server", type_checking=True),
     ),
