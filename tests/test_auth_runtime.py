@@ -362,6 +362,37 @@ def test_scopes_are_asked_for_before_the_handler_runs(served: str, authority: Au
         assert "result" in answer(call(served, admin, admin_session, method, params)), method
 
 
+MODERN = "2026-07-28"
+
+
+def modern_call(url: str, bearer: str, method: str, params: dict[str, Any], name: str | None) -> httpx2.Response:
+    """A stateless 2026-07-28 request: its own version and capabilities, no session."""
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    if name is not None:
+        headers["Mcp-Name"] = name
+    message = {"jsonrpc": "2.0", "id": 3, "method": method, "params": {**params, "_meta": meta}}
+    return post(url, message, bearer, **headers)
+
+
+def test_scopes_in_the_2026_era_too(served: str, authority: AuthorizationServer) -> None:
+    calls: list[tuple[str, dict[str, Any], str | None, str]] = [
+        ("tools/call", {"name": "write_note", "arguments": {}}, "write_note", "notes:read notes:write"),
+        ("resources/read", {"uri": "notes://7"}, "notes://7", "notes:read notes:admin"),
+        ("prompts/get", {"name": "summarise"}, "summarise", "notes:read notes:admin"),
+    ]
+    reader = token(authority, served, scope="notes:read")
+    admin = token(authority, served, scope="notes:read notes:write notes:admin")
+    for method, params, name, needed in calls:
+        asked = modern_call(served, reader, method, params, name)
+        assert asked.status_code == 403, method
+        assert f'scope="{needed}"' in asked.headers["www-authenticate"], method
+        assert "result" in answer(modern_call(served, admin, method, params, name)), method
+    said = answer(modern_call(served, reader, "tools/call", {"name": "whoami", "arguments": {}}, "whoami"))
+    assert json.loads(said["result"]["content"][0]["text"])["scopes"] == ["notes:read"]
+    assert modern_call(served, "forged", "tools/call", {"name": "whoami", "arguments": {}}, "whoami").status_code == 401
+
+
 def test_handlers_see_the_caller_and_sessions_belong_to_it(served: str, authority: AuthorizationServer) -> None:
     alice = token(authority, served, subject="alice", scope="notes:read notes:write")
     alice_session = session(served, alice)

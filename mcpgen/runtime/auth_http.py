@@ -14,6 +14,7 @@ client is the process that started the server.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -116,6 +117,24 @@ class Authorization:
         return []
 
 
+def deployed(
+    document: Mapping[str, Any],
+    resource: str | None = None,
+    authorization_servers: Sequence[str] | None = None,
+) -> Authorization:
+    """A package's authorization document as this deployment serves it: its resource
+    and authorization servers moved by `resource` and `authorization_servers` (`run`'s
+    flags), else by MCPGEN_RESOURCE and MCPGEN_AUTHORIZATION_SERVERS (space
+    separated), since the same spec runs in several places."""
+    resource = resource or os.environ.get("MCPGEN_RESOURCE")
+    if not authorization_servers:
+        from_environment = os.environ.get("MCPGEN_AUTHORIZATION_SERVERS", "").split()
+        authorization_servers = from_environment or None
+    return Authorization.from_document(document).with_overrides(
+        resource, authorization_servers
+    )
+
+
 class AuthGuard:
     """ASGI middleware: answers the protected resource metadata, and lets through only
     requests with one valid bearer token in the Authorization header carrying the
@@ -141,6 +160,10 @@ class AuthGuard:
         self.verifier = verifier
         self.metadata_paths = authorization.metadata_paths(mcp_path)
         self.metadata_body = json.dumps(dict(authorization.metadata)).encode()
+        # Without per-call scopes the body need not be looked into.
+        self.per_call = any(
+            (authorization.tools, authorization.resources, authorization.templates)
+        ) or bool(authorization.prompts)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -160,8 +183,11 @@ class AuthGuard:
         if access is None:
             await self._challenge(send, 401, "invalid_token", "Invalid access token")
             return
-        message = await receive()
-        needed = _union([self.authorization.scopes, self._needed(message)])
+        needed = list(self.authorization.scopes)
+        if self.per_call:
+            message = await receive()
+            receive = replaying(message, receive)
+            needed = _union([needed, self._needed(message)])
         if not set(needed) <= set(access.scopes):
             await self._challenge(
                 send, 403, "insufficient_scope", "More scope needed", needed
@@ -172,7 +198,7 @@ class AuthGuard:
         scope["auth"] = AuthCredentials(access.scopes)
         reset = auth_context_var.set(user)
         try:
-            await self.app(scope, replaying(message, receive), send)
+            await self.app(scope, receive, send)
         finally:
             auth_context_var.reset(reset)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -34,7 +33,7 @@ def http_app(
     allowed_hosts: Sequence[str] | None = None,
     limits: Limits | None = None,
     bound: Sequence[str] | None = None,
-    authorization: Authorization | None = None,
+    authorization: Authorization | Mapping[str, Any] | None = None,
     verifier: TokenVerifier | None = None,
 ) -> Any:
     """The ASGI app serving Streamable HTTP at /mcp.
@@ -53,7 +52,9 @@ def http_app(
     and request bodies; idle sessions are closed, their GET streams included (see
     http_sessions.py).
     `authorization` makes the server an OAuth 2.1 protected resource (auth_http.py),
-    its tokens checked by `verifier` (default: JWT access tokens, auth_tokens.py).
+    its tokens checked by `verifier` (default: JWT access tokens, auth_tokens.py);
+    given as the package's authorization document, it takes the deployment's
+    MCPGEN_RESOURCE and MCPGEN_AUTHORIZATION_SERVERS (see `auth_http.deployed`).
     """
     # Imported here: a server on stdio does not need starlette, nor its import time.
     from mcp.server.transport_security import TransportSecuritySettings
@@ -83,8 +84,11 @@ def http_app(
     if authorization is not None:
         # After RequestGuard, which reads the body the guard looks into, and before
         # SessionWatch: a caller without a valid token opens nothing.
-        from .auth_http import AuthGuard
+        from .auth_http import AuthGuard, Authorization, deployed
         from .auth_tokens import JwtVerifier
+
+        if not isinstance(authorization, Authorization):
+            authorization = deployed(authorization)
 
         verifier = verifier or JwtVerifier(
             resource=authorization.resource,
@@ -162,7 +166,6 @@ def serve(
     )
     parser.add_argument(
         "--resource",
-        default=os.environ.get("MCPGEN_RESOURCE"),
         metavar="URL",
         help="HTTP with authorization: this server's resource URL, the audience its "
         "access tokens name (default: $MCPGEN_RESOURCE, else the spec's)",
@@ -195,6 +198,7 @@ def serve(
     if not host or not port.isdigit():
         parser.error(f"--http needs HOST:PORT, not {options.http!r}")
     # Imported here: a server on stdio does not need uvicorn, nor its import time.
+    from .auth_http import deployed
     from .uvicorn_server import bind_sockets, header_timeout_protocol, run_uvicorn
 
     host = host.strip("[]")  # an IPv6 address, e.g. [::1]:8000
@@ -209,7 +213,13 @@ def serve(
         allowed_hosts=options.allowed_hosts or allowed_hosts,
         limits=limits,
         bound=[str(sock.getsockname()[0]) for sock in sockets],
-        authorization=_deployed(authorization, options),
+        authorization=(
+            None
+            if authorization is None
+            else deployed(
+                authorization, options.resource, options.authorization_servers
+            )
+        ),
     )
     protocol: type[Any] | str = "h11"
     if limits.header_timeout is not None:
@@ -226,23 +236,6 @@ def serve(
             "timeout_keep_alive": limits.keep_alive_timeout,
         },
         sockets,
-    )
-
-
-def _deployed(
-    document: Mapping[str, Any] | None, options: argparse.Namespace
-) -> Authorization | None:
-    """The spec's authorization with this deployment's resource and authorization
-    servers (the command line's, else the environment's)."""
-    if document is None:
-        return None
-    from .auth_http import Authorization
-
-    servers = options.authorization_servers
-    if not servers:
-        servers = os.environ.get("MCPGEN_AUTHORIZATION_SERVERS", "").split() or None
-    return Authorization.from_document(document).with_overrides(
-        options.resource, servers
     )
 
 
