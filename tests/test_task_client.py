@@ -11,8 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 import pytest
-from helpers import ROOT, build_and_write, http_server, imported, write_spec
+from helpers import (
+    ROOT,
+    build_and_write,
+    http_server,
+    imported,
+    validate_diagnostics,
+    write_spec,
+)
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 pytestmark = pytest.mark.slow  # builds a package, runs a server
@@ -41,6 +50,10 @@ tools:
   quick:
     description: Never a task.
     inputSchema: {type: object}
+  confirm:
+    description: Asks the user before it goes on.
+    inputSchema: {type: object}
+    execution: {taskSupport: optional}
 """
 
 APP = """\
@@ -65,6 +78,11 @@ class Chores(Handlers):
 
     async def quick(self, args, ctx):
         return "quick"
+
+    async def confirm(self, args, ctx):
+        schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+        answer = await ctx.elicit("Go ahead?", schema)
+        return f"answer: {answer.action} {answer.content}"
 
 
 if __name__ == "__main__":
@@ -166,6 +184,47 @@ def test_task_limits_passed_to_create_server_refuse_the_extra_task(
     anyio.run(main)
 
 
+async def accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content={"ok": True})
+
+
+async def ask(client: Any) -> None:
+    handle = await client.start_confirm()
+    with anyio.fail_after(20):
+        [block] = await handle.result()
+    assert block.text == "answer: accept {'ok': True}"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tasks_question_reaches_the_clients_callback_in_memory(
+    app: Any, mode: str
+) -> None:
+    package = sys.modules["chores"]
+    server = package.create_server(app.Chores(), limits=app.LIMITS)
+    sdk_mode = package._runtime.client.sdk_mode(mode)
+    client = Client(server, mode=sdk_mode, elicitation_callback=accept)
+
+    async def main() -> None:
+        async with package.ChoresClient(client, mode=mode) as typed:
+            await ask(typed)
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tasks_question_reaches_the_clients_callback_over_http(
+    folder: Path, url: str, mode: str
+) -> None:
+    async def main() -> None:
+        with imported("chores", folder) as package:
+            sdk_mode = package._runtime.client.sdk_mode(mode)
+            client = Client(url, mode=sdk_mode, elicitation_callback=accept)
+            async with package.ChoresClient(client, mode=mode) as typed:
+                await ask(typed)
+
+    anyio.run(main)
+
+
 def test_limits_refuse_task_limits_of_another_type() -> None:
     from mcpgen.runtime.limits import Limits
     from mcpgen.runtime.task_store import TaskLimits
@@ -173,3 +232,14 @@ def test_limits_refuse_task_limits_of_another_type() -> None:
     assert Limits(tasks=TaskLimits(max_tasks=5)).tasks.max_tasks == 5
     with pytest.raises(TypeError, match="Limits.tasks must be a TaskLimits"):
         Limits(tasks={"max_tasks": 5})  # type: ignore[arg-type]
+
+
+def test_a_tool_named_like_another_tools_start_method_is_refused(
+    tmp_path: Path,
+) -> None:
+    spec = SPEC.replace("  quick:\n", "  start_batch:\n")
+    problems = validate_diagnostics(write_spec(tmp_path, spec))
+    assert any(
+        "both become the method 'start_batch'" in problem.message
+        for problem in problems
+    ), problems

@@ -123,7 +123,7 @@ class MethodBinder:
         handle = named("TaskHandle", module_names.CLIENT.imported("TaskHandle"))
         summary_line = summary(f"Start tool `{tool.name}` as a task", tool.wire.get("description"))
         keywords = tuple(self.tool_parameters(tool))
-        name = f"start_{tool.method}"
+        name = naming.task_method(tool.name)
         return Method(f"tasks/{tool.name}", name, (), keywords, generic(handle, plain.returns), summary_line)
 
     def _client_resource(self, resource: ResourceIR) -> Method:

@@ -108,6 +108,7 @@ def check_names(spec: Spec) -> list[Diagnostic]:
 
     methods = (
         [(naming.tool_method(tool.name), tool.path) for tool in spec.tools]
+        + [(naming.task_method(t.name), t.path) for t in spec.tools if t.task_support in ("optional", "required")]
         + [(naming.resource_method(resource.name), resource.path) for resource in spec.resources]
         + [(naming.prompt_method(prompt.name), prompt.path) for prompt in spec.prompts]
     )

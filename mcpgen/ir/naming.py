@@ -63,6 +63,11 @@ def tool_method(tool_name: str) -> str:
     return snake(tool_name)
 
 
+def task_method(tool_name: str) -> str:
+    """The client method that starts a tool as a task (tools that allow tasks only)."""
+    return f"start_{snake(tool_name)}"
+
+
 def resource_method(resource_name: str) -> str:
     return f"read_{snake(resource_name)}"
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import anyio
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import TypeAdapter
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -32,6 +33,7 @@ MODERN_TASKS = "io.modelcontextprotocol/tasks"
 _CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _DEFAULT_POLL_MS = 1000
+_INPUT_REQUEST: TypeAdapter[types.InputRequest] = TypeAdapter(types.InputRequest)
 
 
 class TaskFailedError(Exception):
@@ -85,6 +87,7 @@ class TaskHandle(Generic[T]):
         self.last = state
         self._read = read
         self._answer: dict[str, Any] = {}  # the last tasks/get answer
+        self._answered: set[str] = set()  # keys of questions answered (used once each)
         # A 2026-07-28 server may answer a quick call at once, without a task.
         self._immediate = immediate
 
@@ -105,12 +108,45 @@ class TaskHandle(Generic[T]):
         return self.last
 
     async def wait(self) -> TaskState:
-        """Poll until the task's status is terminal, at the interval the server asks."""
+        """Poll until the task's status is terminal, at the interval the server asks.
+        On 2026-07-28, a question the task waits on (`input_required`) goes to the
+        client's own elicitation, sampling or roots callback, and the answer back with
+        `tasks/update` (on 2025-11-25 the server asks the client directly)."""
         state = await self.status()
         while not state.done:
-            await anyio.sleep(state.poll_interval / 1000)
+            if state.status == "input_required" and self.modern:
+                await self._answer_questions()
+            else:
+                await anyio.sleep(state.poll_interval / 1000)
             state = await self.status()
         return state
+
+    async def _answer_questions(self) -> None:
+        from mcp.client.session import ClientRequestContext
+        from mcp.shared.exceptions import MCPError
+
+        questions: Mapping[str, Any] = self._answer.get("inputRequests") or {}
+        answers: dict[str, Any] = {}
+        for key, question in questions.items():
+            if key in self._answered:
+                continue
+            request = _INPUT_REQUEST.validate_python(question)
+            meta = request.params.meta if request.params else None
+            context = ClientRequestContext(
+                session=self.client.session, request_id=key, meta=meta
+            )
+            answer = await self.client.session.dispatch_input_request(context, request)
+            if isinstance(answer, types.ErrorData):
+                raise MCPError(answer.code, answer.message, answer.data)
+            answers[key] = answer.model_dump(
+                by_alias=True, mode="json", exclude_none=True
+            )
+            self._answered.add(key)
+        if not answers:  # answered already; the task has not moved on yet
+            await anyio.sleep(self.last.poll_interval / 1000)
+            return
+        params = {"taskId": self.task_id, "inputResponses": answers}
+        await _send(self.client, "tasks/update", params)
 
     async def result(self) -> T:
         """Wait for the task to end, then its result as the plain method returns it."""
