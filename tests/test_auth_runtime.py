@@ -39,6 +39,10 @@ tools:
   write_note:
     description: Writes a note.
     inputSchema: {type: object}
+  errand:
+    description: Runs only as a task.
+    inputSchema: {type: object}
+    execution: {taskSupport: required}
 resources:
   note:
     uriTemplate: notes://{id}
@@ -73,6 +77,9 @@ class Notebook(Handlers):
 
     async def write_note(self, args, ctx):
         return "written"
+
+    async def errand(self, args, ctx):
+        return "done"
 
     async def read_note(self, id, ctx):
         return f"note {id}"
@@ -365,9 +372,14 @@ def test_scopes_are_asked_for_before_the_handler_runs(served: str, authority: Au
 MODERN = "2026-07-28"
 
 
-def modern_call(url: str, bearer: str, method: str, params: dict[str, Any], name: str | None) -> httpx2.Response:
+def modern_call(
+    url: str, bearer: str, method: str, params: dict[str, Any], name: str | None, capabilities: Any = None
+) -> httpx2.Response:
     """A stateless 2026-07-28 request: its own version and capabilities, no session."""
-    meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": capabilities or {},
+    }
     headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
     if name is not None:
         headers["Mcp-Name"] = name
@@ -391,6 +403,23 @@ def test_scopes_in_the_2026_era_too(served: str, authority: AuthorizationServer)
     said = answer(modern_call(served, reader, "tools/call", {"name": "whoami", "arguments": {}}, "whoami"))
     assert json.loads(said["result"]["content"][0]["text"])["scopes"] == ["notes:read"]
     assert modern_call(served, "forged", "tools/call", {"name": "whoami", "arguments": {}}, "whoami").status_code == 401
+
+
+def test_a_task_belongs_to_the_caller_that_started_it(served: str, authority: AuthorizationServer) -> None:
+    with_tasks = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+    alice = token(authority, served, subject="alice")
+    mallory = token(authority, served, subject="mallory")
+    started = answer(modern_call(served, alice, "tools/call", {"name": "errand", "arguments": {}}, "errand", with_tasks))
+    task_id = started["result"]["taskId"]
+    for _ in range(50):
+        seen = answer(modern_call(served, alice, "tasks/get", {"taskId": task_id}, task_id, with_tasks))
+        if seen["result"]["status"] == "completed":
+            break
+        time.sleep(0.1)
+    assert seen["result"]["status"] == "completed"
+    stolen = modern_call(served, mallory, "tasks/get", {"taskId": task_id}, task_id, with_tasks)
+    assert stolen.status_code == 400  # as if there were no such task
+    assert stolen.json()["error"]["message"].endswith("Task not found")
 
 
 def test_handlers_see_the_caller_and_sessions_belong_to_it(served: str, authority: AuthorizationServer) -> None:
