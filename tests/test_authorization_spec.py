@@ -86,6 +86,11 @@ def test_the_package_carries_the_metadata_and_every_scope_for_the_runtime(tmp_pa
     files = package_files(tmp_path / "notes_carried")
     # The metadata keeps the order the spec writes it in: it is served as written.
     assert list(json.loads(files["authorization.json"])["metadata"]) == list(EXPECTED_DOCUMENT["metadata"])
+    # SCHEMA.md says who may call what, for people.
+    schema_md = files["SCHEMA.md"].decode()
+    assert "for `https://mcp.example.com/mcp` with `notes:read`, issued by `https://auth.example.com` or" in schema_md
+    assert schema_md.count("**Scopes** (besides the server's): `notes:write`") == 2  # write_note, summarise
+    assert "- `note`: `notes:read`, `notes:write`" in schema_md
     # Scopes are no wire field of a tool, resource or prompt: the list payloads stay exact.
     assert b"scopes" not in files["schema.json"]
     assert b"notes:write" not in files["schema.json"]
