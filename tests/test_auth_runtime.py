@@ -343,6 +343,23 @@ def test_an_unknown_kid_makes_one_rate_limited_refetch(served: str, authority: A
     anyio.run(check)
 
 
+def test_a_remembered_token_still_expires(served: str, authority: AuthorizationServer) -> None:
+    import anyio
+
+    from mcpgen.runtime.auth_tokens import JwtVerifier
+
+    verifier = JwtVerifier(resource=served, issuers=[authority.issuer], skew=0)
+    brief = token(authority, served, exp=int(time.time()) + 2)
+
+    async def check() -> None:
+        assert await verifier.verify_token(brief) is not None
+        assert await verifier.verify_token(brief) is not None  # remembered
+        await anyio.sleep(max(0.0, int(time.time()) + 2 - time.time()) + 1.1)
+        assert await verifier.verify_token(brief) is None
+
+    anyio.run(check)
+
+
 def test_scopes_are_asked_for_before_the_handler_runs(served: str, authority: AuthorizationServer) -> None:
     without_server_scope = token(authority, served, scope="notes:write")
     refused = initialize(served, without_server_scope)

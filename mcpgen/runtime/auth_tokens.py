@@ -22,6 +22,7 @@ import json
 import logging
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -72,6 +73,14 @@ class _Keys:
         self.keys: list[Mapping[str, Any]] = []
         self.fetched_at = -math.inf
         self.lock = anyio.Lock()
+        # Each key parsed once per algorithm, not once per request.
+        self.parsed: dict[tuple[int, str], jwt.PyJWK] = {}
+
+    def parsed_key(self, jwk: Mapping[str, Any], algorithm: str) -> jwt.PyJWK:
+        slot = (id(jwk), algorithm)
+        if slot not in self.parsed:
+            self.parsed[slot] = jwt.PyJWK(dict(jwk), algorithm=algorithm)
+        return self.parsed[slot]
 
 
 class JwtVerifier:
@@ -87,6 +96,7 @@ class JwtVerifier:
         refetch_interval: float = 30.0,
         timeout: float = 10.0,
         client: httpx.AsyncClient | None = None,
+        remembered: int = 4096,
     ) -> None:
         self.resource = resource
         self.audiences = list(dict.fromkeys([resource, _other_slash(resource)]))
@@ -95,15 +105,34 @@ class JwtVerifier:
         self.timeout = timeout
         self._client = client
         self._servers = {issuer: _Keys(issuer) for issuer in issuers}
+        # Tokens verified already, until they expire: a client sends the same token
+        # with every request, and checking its signature each time would cost more
+        # than the request.
+        self._remembered: OrderedDict[str, AccessToken] = OrderedDict()
+        self._remember = remembered
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The token's access, or None when it is not a valid access token for this
         resource (the reason logged at debug level)."""
+        known = self._remembered.get(token)
+        if known is not None:
+            if (
+                known.expires_at is not None
+                and known.expires_at + self.skew > time.time()
+            ):
+                self._remembered.move_to_end(token)
+                return known
+            del self._remembered[token]
         try:
-            return await self._verify(token)
+            access = await self._verify(token)
         except (jwt.PyJWTError, ValueError, TypeError, KeyError) as exc:
             logger.debug("access token refused: %s", exc)
             return None
+        if access is not None and self._remember > 0:
+            self._remembered[token] = access
+            if len(self._remembered) > self._remember:
+                self._remembered.popitem(last=False)
+        return access
 
     async def _verify(self, token: str) -> AccessToken | None:
         header = jwt.get_unverified_header(token)
@@ -119,7 +148,7 @@ class JwtVerifier:
         jwk = await self._key(server, header.get("kid"), algorithm)
         if jwk is None:
             raise ValueError(f"no key {header.get('kid')!r} for {algorithm}")
-        key = jwt.PyJWK(dict(jwk), algorithm=algorithm)
+        key = server.parsed_key(jwk, algorithm)
         claims: dict[str, Any] = jwt.decode(
             token,
             key,
@@ -144,6 +173,7 @@ class JwtVerifier:
             ):
                 server.fetched_at = time.monotonic()
                 server.keys = await self._fetch_keys(server)
+                server.parsed.clear()
                 found = _matching(server.keys, kid, algorithm)
         return found
 
