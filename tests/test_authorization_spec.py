@@ -1,16 +1,31 @@
 """`server.authorization` and `scopes`: what a built package carries for the HTTP runtime.
 
-The runtime reads authorization.json (`package_data.authorization_document`); schema.json,
-what the list methods serve, must not gain a field the wire does not have.
+The runtime reads authorization.json (`package_data.authorization_document`), which the
+generated `run` and `create_app` hand to it; schema.json, what the list methods serve,
+must not gain a field the wire does not have. (Tokens and scopes at work:
+test_auth_runtime.py.)
 """
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
-from helpers import build_and_write, built_package, package_files, write_spec
+import httpx2
+import pytest
+from helpers import (
+    build_and_write,
+    built_package,
+    listening,
+    package_files,
+    run_mcpgen,
+    write_spec,
+)
+from starlette.testclient import TestClient
 
 from mcpgen.pipeline import validate
 
@@ -119,3 +134,55 @@ def test_without_authorization_the_package_has_no_document_and_the_runtime_reads
         package_data = import_module(f"{package.__name__}._runtime.package_data")
         assert package_data.authorization_document(package.__name__) is None
     assert "authorization.json" not in package_files(tmp_path / "notes_open")
+
+
+@pytest.mark.slow  # a server process
+def test_the_generated_run_serves_the_specs_metadata_and_asks_for_a_token(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, NOTES_SPEC.format(package="notes_run"))
+    build_and_write(spec)
+    stub = run_mcpgen("stub", str(spec))
+    assert stub.returncode == 0, stub.stderr
+    (tmp_path / "app.py").write_text(stub.stdout)
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("MCPGEN_")}
+
+    def command(port: int) -> list[str]:
+        # The deployment names its own URL; the authorization servers stay the spec's.
+        return [sys.executable, "app.py", "--http", f"127.0.0.1:{port}", "--resource", f"http://127.0.0.1:{port}/mcp"]
+
+    with listening(command, cwd=tmp_path, env=environment) as url:
+        root = url.removesuffix("/mcp")
+        for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"):
+            assert httpx2.get(root + path).json() == {**EXPECTED_DOCUMENT["metadata"], "resource": url}
+        initialize: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        }
+        refused = httpx2.post(url, json=initialize, headers={"Accept": "application/json, text/event-stream"})
+        assert refused.status_code == 401
+        assert refused.headers["WWW-Authenticate"].startswith("Bearer ")
+        assert f'resource_metadata="{root}/.well-known/oauth-protected-resource' in refused.headers["WWW-Authenticate"]
+
+
+def test_the_generated_create_app_serves_the_specs_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MCPGEN_RESOURCE", "MCPGEN_AUTHORIZATION_SERVERS"):
+        monkeypatch.delenv(name, raising=False)
+    spec = write_spec(tmp_path, NOTES_SPEC.format(package="notes_app"))
+    with built_package(spec) as package:
+
+        class Notes(package.Handlers):  # type: ignore[name-defined,misc]
+            async def write_note(self, args: Any, ctx: Any) -> str:
+                return "written"
+
+            async def list_notes(self, args: Any, ctx: Any) -> str:
+                return "none"
+
+            async def read_note(self, id: str, ctx: Any) -> str:
+                return f"note {id}"
+
+        app = package.server.create_app(Notes(), allowed_hosts=["testserver"])
+        with TestClient(app) as client:
+            served = client.get("/.well-known/oauth-protected-resource")
+            assert served.json() == EXPECTED_DOCUMENT["metadata"]
+            assert client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}).status_code == 401

@@ -128,6 +128,7 @@ def _server_imports(api: Api, model_modules: dict[str, str]) -> ModuleImports:
     names += ["TemplateBinding"] if api.resource_templates else []
     names += ["PromptBinding"] if api.prompts else []
     names += ["models"] if model_modules else []
+    names += ["authorization_document"] if api.authorization is not None else []
     return _imports(SERVER.imported(name) for name in names)
 
 

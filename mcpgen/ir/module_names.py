@@ -138,6 +138,7 @@ SERVER = ModuleNames(
         *_from("._runtime.limits", "Limits"),
         *_from("._runtime.server", "GeneratedServer", "build_server"),
         *_from("._runtime.serving", "http_app", "serve"),
+        *_from("._runtime.package_data", "authorization_document"),
         *_from(".handlers", "Handlers"),
         *_from("._runtime.tools", "ToolBinding"),
         *_from("._runtime.resources", "ResourceBinding", "TemplateBinding"),
