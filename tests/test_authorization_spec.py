@@ -27,7 +27,10 @@ from helpers import (
 )
 from starlette.testclient import TestClient
 
+from mcpgen.ir.resolve import resolve
 from mcpgen.pipeline import validate
+from mcpgen.render.schema_doc import authorization_json, schema_document
+from mcpgen.spec_loading import load_spec
 
 NOTES_SPEC = """\
 mcpgen: 1
@@ -93,6 +96,15 @@ def test_a_spec_with_authorization_validates_cleanly(tmp_path: Path) -> None:
     assert [diagnostic.render() for diagnostic in validate(spec)] == []
 
 
+def test_the_resolved_api_gives_the_document_and_keeps_scopes_off_the_wire(tmp_path: Path) -> None:
+    spec, text, _ = load_spec(write_spec(tmp_path, NOTES_SPEC.format(package="notes_resolved")))
+    api = resolve(spec, text)
+    document = authorization_json(api)
+    assert document is not None and json.loads(document) == EXPECTED_DOCUMENT
+    assert "scopes" not in json.dumps(schema_document(api))
+
+
+@pytest.mark.slow  # builds a package
 def test_the_package_carries_the_metadata_and_every_scope_for_the_runtime(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, NOTES_SPEC.format(package="notes_carried"))
     with built_package(spec) as package:
@@ -111,6 +123,7 @@ def test_the_package_carries_the_metadata_and_every_scope_for_the_runtime(tmp_pa
     assert b"notes:write" not in files["schema.json"]
 
 
+@pytest.mark.slow  # builds a package
 def test_a_rebuild_writes_the_same_authorization_bytes(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, NOTES_SPEC.format(package="notes_rebuilt"))
     first = build_and_write(spec)
@@ -120,6 +133,7 @@ def test_a_rebuild_writes_the_same_authorization_bytes(tmp_path: Path) -> None:
     assert again.files["authorization.json"] == first.files["authorization.json"]
 
 
+@pytest.mark.slow  # builds a package
 def test_without_authorization_the_package_has_no_document_and_the_runtime_reads_none(tmp_path: Path) -> None:
     spec = write_spec(
         tmp_path,
@@ -165,6 +179,7 @@ def test_the_generated_run_serves_the_specs_metadata_and_asks_for_a_token(tmp_pa
         assert f'resource_metadata="{root}/.well-known/oauth-protected-resource' in refused.headers["WWW-Authenticate"]
 
 
+@pytest.mark.slow  # builds a package
 def test_the_generated_create_app_serves_the_specs_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("MCPGEN_RESOURCE", "MCPGEN_AUTHORIZATION_SERVERS"):
         monkeypatch.delenv(name, raising=False)
