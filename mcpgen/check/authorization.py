@@ -9,6 +9,7 @@ asks for must be one `scopes_supported` lists.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -19,6 +20,8 @@ from mcpgen.spec.source import JsonPath
 
 _LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 _METADATA: JsonPath = ("server", "authorization", "metadata")
+# RFC 6749 §3.3 `scope-token`: a token's `scope` is these, separated by spaces.
+_SCOPE_TOKEN = re.compile(r"[\x21\x23-\x5B\x5D-\x7E]+")
 
 
 def _url_problem(url: str) -> str | None:
@@ -102,6 +105,15 @@ def check_authorization(spec: Spec) -> Iterator[Diagnostic]:
             at_value=True,
         )
     supported = authorization.scopes_supported
+    # A scope used must be one of these (below), so checking these checks every scope.
+    for index, scope in enumerate(supported or ()):
+        if not _SCOPE_TOKEN.fullmatch(scope):
+            yield source.error(
+                _METADATA + ("scopes_supported", index),
+                f"'{scope}' is not one OAuth scope: a scope has no spaces, '\"' or '\\'",
+                "write each scope as an item of its own list",
+                at_value=True,
+            )
     for path, asker, scope in _used_scopes(spec):
         if supported is None:
             yield source.error(
