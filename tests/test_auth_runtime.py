@@ -1,5 +1,5 @@
 """A generated HTTP server as an OAuth 2.1 protected resource (issue 23): a real process
-serving a built package with an authorization document, a real authorization server
+serving a package built from a spec with `server.authorization`, a real authorization server
 (RFC 8414 metadata and a JWKS of keys made here) on another port, and tokens signed
 with PyJWT. Every bad token is refused with 401 while the server keeps serving; scopes
 are asked for (403) before any handler runs; handlers see their caller in `ctx.auth`;
@@ -31,7 +31,15 @@ pytestmark = pytest.mark.slow  # builds a package, runs a server
 
 SPEC = """\
 mcpgen: 1
-server: {name: notebook, version: "1"}
+server:
+  name: notebook
+  version: "1"
+  authorization:
+    metadata:
+      resource: https://mcp.example.com/mcp
+      authorization_servers: [https://auth.example.com]
+      scopes_supported: [notes:read, notes:write, notes:admin]
+    scopes: [notes:read]
 tools:
   whoami:
     description: Says who called.
@@ -39,6 +47,7 @@ tools:
   write_note:
     description: Writes a note.
     inputSchema: {type: object}
+    scopes: [notes:write]
   errand:
     description: Runs only as a task.
     inputSchema: {type: object}
@@ -48,9 +57,11 @@ resources:
     uriTemplate: notes://{id}
     description: One note.
     mimeType: text/plain
+    scopes: [notes:admin]
 prompts:
   summarise:
     description: Summarises the notes.
+    scopes: [notes:admin]
     messages:
       - {role: user, text: Summarise my notes.}
 """
@@ -61,9 +72,7 @@ import hmac
 import json
 import sys
 
-from notebook import Handlers
-from notebook._runtime.serving import serve
-from notebook.server import create_server
+from notebook import Handlers, run
 
 
 class Notebook(Handlers):
@@ -85,23 +94,8 @@ class Notebook(Handlers):
         return f"note {id}"
 
 
-with open(sys.argv[1]) as document:
-    authorization = json.load(document)
-serve(create_server(Notebook()), sys.argv[2:], authorization=authorization)
+run(Notebook(), sys.argv[1:])
 """
-
-DOCUMENT: dict[str, Any] = {
-    "metadata": {
-        "resource": "https://mcp.example.com/mcp",
-        "authorization_servers": ["https://auth.example.com"],
-        "scopes_supported": ["notes:read", "notes:write", "notes:admin"],
-    },
-    "scopes": ["notes:read"],
-    "tools": {"write_note": ["notes:write"]},
-    "resources": {},
-    "templates": {"notes://{id}": ["notes:admin"]},
-    "prompts": {"summarise": ["notes:admin"]},
-}
 
 LEGACY = "2025-11-25"
 
@@ -159,11 +153,10 @@ def served(tmp_path_factory: pytest.TempPathFactory, authority: AuthorizationSer
     folder = tmp_path_factory.mktemp("auth")
     build_and_write(write_spec(folder, SPEC))
     (folder / "app.py").write_text(APP)
-    (folder / "authorization.json").write_text(json.dumps(DOCUMENT))
 
     def command(port: int) -> list[str]:
         return [
-            sys.executable, str(folder / "app.py"), str(folder / "authorization.json"),
+            sys.executable, str(folder / "app.py"),
             "--http", f"127.0.0.1:{port}",
             "--resource", f"http://127.0.0.1:{port}/mcp",
         ]  # fmt: skip
@@ -250,7 +243,7 @@ def test_the_metadata_is_served_with_the_deployments_resource(served: str, autho
         metadata = httpx2.get(root + path).json()
         assert metadata["resource"] == served
         assert metadata["authorization_servers"] == [authority.issuer]
-        assert metadata["scopes_supported"] == DOCUMENT["metadata"]["scopes_supported"]
+        assert metadata["scopes_supported"] == ["notes:read", "notes:write", "notes:admin"]
 
 
 def test_every_bad_token_is_refused_with_401_and_the_server_keeps_serving(
@@ -465,11 +458,10 @@ def test_stdio_has_no_authorization(tmp_path: Path) -> None:
 
     build_and_write(write_spec(tmp_path, SPEC))
     (tmp_path / "app.py").write_text(APP)
-    (tmp_path / "authorization.json").write_text(json.dumps(DOCUMENT))
 
     async def whoami() -> str:
         parameters = StdioServerParameters(
-            command=sys.executable, args=[str(tmp_path / "app.py"), str(tmp_path / "authorization.json")], cwd=tmp_path
+            command=sys.executable, args=[str(tmp_path / "app.py")], cwd=tmp_path
         )
         async with stdio_client(parameters) as (read, write), ClientSession(read, write) as client:
             await client.initialize()
