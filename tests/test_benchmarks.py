@@ -86,3 +86,10 @@ def test_tasks_prints_its_table() -> None:
     assert "20 concurrent calls over 2 sessions" in output
     rows = [line for line in output.splitlines() if line.startswith(("plain tools/call", "tasks ("))]
     assert len(rows) == 2, output
+
+
+@pytest.mark.slow
+def test_authorization_prints_its_table() -> None:
+    output = _run("authorization.py", "--clients", "5", "--seconds", "0.5", "--rounds", "1")
+    rows = [line for line in output.splitlines() if line.startswith(("without authorization", "with "))]
+    assert len(rows) == 3, output
