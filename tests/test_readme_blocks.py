@@ -108,6 +108,11 @@ FATES: dict[str, Fate] = {
         ("test_the_quickstart_serves", "tests/test_deployment.py::test_several_workers_answer_both_eras"),
     ),
     "5. Call it: python": Fate("import asyncio", (FIRST_HOUR, "test_the_quickstart_serves")),
+    "5. Call it: python #2": Fate(
+        "handle = await client.start_build_report",
+        ("tests/test_task_client.py::test_a_task_from_the_typed_client_in_memory",),
+        "a fragment on a tool the example has not; the test makes the same calls on a task tool",
+    ),
     "5. Call it: sh": Fate("python generated_example/app.py --http", ("test_the_example_serves_from_the_root",)),
     "Security: python": Fate(
         "# asgi.py: the server behind a bearer token",
