@@ -162,10 +162,18 @@ class AuthGuard:
         self.metadata_body = json.dumps(dict(authorization.metadata)).encode()
         # Without per-call scopes the body need not be looked into.
         self.per_call = any(
-            (authorization.tools, authorization.resources, authorization.templates)
-        ) or bool(authorization.prompts)
+            (
+                authorization.tools,
+                authorization.resources,
+                authorization.templates,
+                authorization.prompts,
+            )
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":  # no MCP transport; and no bearer check there
+            await send({"type": "websocket.close", "code": 1008})
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
