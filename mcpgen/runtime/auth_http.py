@@ -24,7 +24,6 @@ from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import TokenVerifier
 from mcp.shared.uri_template import UriTemplate
-from starlette.authentication import AuthCredentials
 
 from .http_guard import ASGIApp, Receive, Scope, Send, replaying, send_response
 
@@ -139,7 +138,7 @@ class AuthGuard:
     """ASGI middleware: answers the protected resource metadata, and lets through only
     requests with one valid bearer token in the Authorization header carrying the
     scopes they need. A passed request carries its caller as the SDK's bearer
-    middleware leaves it (`scope["user"]`, `scope["auth"]`, the SDK's auth context),
+    middleware leaves it (`scope["user"]`, the SDK's auth context),
     so the SDK binds a 2025-11-25 session to the caller that opened it, and tasks to
     their caller.
 
@@ -203,7 +202,6 @@ class AuthGuard:
             return
         user = AuthenticatedUser(access)
         scope["user"] = user
-        scope["auth"] = AuthCredentials(access.scopes)
         reset = auth_context_var.set(user)
         try:
             await self.app(scope, receive, send)

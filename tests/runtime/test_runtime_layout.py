@@ -9,8 +9,9 @@ import mcpgen.runtime
 
 RUNTIME = Path(mcpgen.runtime.__file__).parent
 MODULES = sorted(RUNTIME.glob("*.py"))
-# pydantic_core comes with pydantic, at the version pydantic pins.
-ALLOWED = {"mcp", "mcp_types", "pydantic", "pydantic_core", "jsonschema_rs", "anyio", "uvicorn"}
+# pydantic_core comes with pydantic, at the version pydantic pins; PyJWT (with its crypto
+# extra) and httpx2 with mcp, which depends on them (the authorization runtime's tokens).
+ALLOWED = {"mcp", "mcp_types", "pydantic", "pydantic_core", "jsonschema_rs", "anyio", "uvicorn", "jwt", "httpx2"}
 SERVER_SIDE = {"server", "serving", "tools", "resources", "prompts", "completions", "context"}
 
 
