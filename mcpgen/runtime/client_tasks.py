@@ -228,7 +228,7 @@ async def _send(client: Client, method: str, params: dict[str, Any]) -> dict[str
     session = client.session
     data: dict[str, Any] = {"method": method, "params": params}
     options: Any = {}
-    session._stamp(data, options)  # noqa: SLF001  # see the module's docstring
+    session._stamp(data, options)  # private SDK API: see the module docstring
     if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
         meta = data["params"].setdefault("_meta", {})
         capabilities = dict(meta.get(_CAPABILITIES) or {})
@@ -239,7 +239,7 @@ async def _send(client: Client, method: str, params: dict[str, Any]) -> dict[str
         meta[_CAPABILITIES] = capabilities
         if method.startswith("tasks/"):
             options.setdefault("headers", {})["Mcp-Name"] = params["taskId"]
-    dispatcher = session._dispatcher  # noqa: SLF001
+    dispatcher = session._dispatcher
     answer: dict[str, Any] = await dispatcher.send_raw_request(
         method, data["params"], options
     )
