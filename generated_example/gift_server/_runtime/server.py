@@ -268,7 +268,7 @@ def build_server(
     arguments are answered; `page_size` splits the lists into pages (None: one page);
     `limits` bound what handlers and clients may cost (None: `Limits()`, the defaults).
     `task_store` keeps the tasks of tools that may run as tasks (their binding's
-    `task_support`; None: an `InMemoryTaskStore` with the default `TaskLimits`).
+    `task_support`; None: an `InMemoryTaskStore` bounded by `limits.tasks`).
     """
     if not package:
         raise ValueError("build_server() needs the generated package: pass __package__")
@@ -397,7 +397,7 @@ def build_server(
         # Innermost, so the SDK's tracing and requestState middleware still see it.
         server.middleware.append(ListFromSchema(tool_table, server))
         if any(binding.task_support != "forbidden" for binding in tools.values()):
-            server.task_store = task_store or InMemoryTaskStore()
+            server.task_store = task_store or InMemoryTaskStore(server.limits.tasks)
             runner = TaskRunner(server.task_store, is_error_status="failed")
             server.middleware.append(LegacyTasks(tool_table, server, runner, page_size))
             server.extensions[MODERN_TASKS] = {}  # in 2026-07-28's server/discover

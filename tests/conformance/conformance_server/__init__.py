@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from . import models as _models
 from ._runtime.client import UNSET, ToolCallError, ToolOutputError, Unset
+from ._runtime.client_tasks import TaskFailedError, TaskHandle, TaskState
 from ._runtime.content import (
     ResourceContent,
     ToolContent,
@@ -23,6 +24,7 @@ from ._runtime.context import Context, elicitation, roots, sampling
 from ._runtime.errors import NotFoundError, ToolError
 from ._runtime.limits import Limits
 from ._runtime.server import GeneratedServer
+from ._runtime.task_store import TaskLimits
 from .handlers import Handlers
 from .server import create_app, create_server, run
 
@@ -86,6 +88,10 @@ __all__ = [
     "ProtocolErrorJobInput",
     "ResourceContent",
     "SlowComputeInput",
+    "TaskFailedError",
+    "TaskHandle",
+    "TaskLimits",
+    "TaskState",
     "TemplateDataContent",
     "TestAudioContentInput",
     "TestCustomHeaderInput",

@@ -26,7 +26,9 @@ from mcp.shared.uri_template import UriTemplate
 from . import models as _models
 from ._runtime import client as _client
 from ._runtime import client_headers as _client_headers
+from ._runtime import client_tasks as _client_tasks
 from ._runtime.client import UNSET, Mode, Unset
+from ._runtime.client_tasks import TaskHandle
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -497,6 +499,75 @@ class McpgenConformanceClient:
             self.client, "test_tool_with_task", arguments, on_progress
         )
         return _client.tool_content("test_tool_with_task", result)
+
+    async def start_slow_compute(
+        self, *, seconds: float, label: str | Unset = UNSET
+    ) -> TaskHandle[list[types.ContentBlock]]:
+        """Start tool `slow_compute` as a task: Computes for the given number of seconds; a task when it takes a while."""
+        arguments = _models.SlowComputeInput.model_validate(
+            {
+                "seconds": seconds,
+                **_client.given("start_slow_compute", {"label": label}),
+            }
+        )
+        return await _client_tasks.start_task(
+            self.client,
+            "slow_compute",
+            _client.to_json(arguments),
+            lambda result: _client.tool_content("slow_compute", result),
+        )
+
+    async def start_failing_job(self) -> TaskHandle[list[types.ContentBlock]]:
+        """Start tool `failing_job` as a task: Works for a second, then fails with a tool error; runs only as a task."""
+        arguments = _models.FailingJobInput.model_validate({})
+        return await _client_tasks.start_task(
+            self.client,
+            "failing_job",
+            _client.to_json(arguments),
+            lambda result: _client.tool_content("failing_job", result),
+        )
+
+    async def start_protocol_error_job(self) -> TaskHandle[list[types.ContentBlock]]:
+        """Start tool `protocol_error_job` as a task: Ends in a protocol (JSON-RPC) error; runs only as a task."""
+        arguments = _models.ProtocolErrorJobInput.model_validate({})
+        return await _client_tasks.start_task(
+            self.client,
+            "protocol_error_job",
+            _client.to_json(arguments),
+            lambda result: _client.tool_content("protocol_error_job", result),
+        )
+
+    async def start_confirm_delete(
+        self, *, filename: str
+    ) -> TaskHandle[list[types.ContentBlock]]:
+        """Start tool `confirm_delete` as a task: Asks the user to confirm the deletion of a file."""
+        arguments = _models.ConfirmDeleteInput.model_validate({"filename": filename})
+        return await _client_tasks.start_task(
+            self.client,
+            "confirm_delete",
+            _client.to_json(arguments),
+            lambda result: _client.tool_content("confirm_delete", result),
+        )
+
+    async def start_multi_input(self) -> TaskHandle[list[types.ContentBlock]]:
+        """Start tool `multi_input` as a task: Asks the user two questions at once."""
+        arguments = _models.MultiInputInput.model_validate({})
+        return await _client_tasks.start_task(
+            self.client,
+            "multi_input",
+            _client.to_json(arguments),
+            lambda result: _client.tool_content("multi_input", result),
+        )
+
+    async def start_test_tool_with_task(self) -> TaskHandle[list[types.ContentBlock]]:
+        """Start tool `test_tool_with_task` as a task: Asks the user's name before it starts, then runs as a task that greets them."""
+        arguments = _models.TestToolWithTaskInput.model_validate({})
+        return await _client_tasks.start_task(
+            self.client,
+            "test_tool_with_task",
+            _client.to_json(arguments),
+            lambda result: _client.tool_content("test_tool_with_task", result),
+        )
 
     async def read_static_text(self) -> str | bytes:
         """Read `test://static-text`: A static text resource."""

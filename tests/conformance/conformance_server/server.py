@@ -6,8 +6,8 @@ What the list methods serve comes from `schema.json` beside this module, verbati
 `create_server(handlers)` returns the server (the SDK's low-level `Server`, plus
 notifications); `run(handlers)` serves it over stdio, or over Streamable HTTP with
 `--http HOST:PORT`; `create_app(handlers)` is the ASGI app for uvicorn workers.
-Each takes `limits=Limits(...)`, the bounds on handlers and clients (the defaults
-when None); `run` and `create_app` take `allowed_hosts` for HTTP's Host check.
+Each takes `limits=Limits(...)`, the bounds on handlers, clients and tasks (the
+defaults when None); `run` and `create_app` take `allowed_hosts` for HTTP's Host check.
 """
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.lowlevel import Server
@@ -21,6 +21,11 @@ from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
 from .server import GeneratedServer
 
+if TYPE_CHECKING:  # imported where used: a server on stdio does not need them
+    from mcp.server.auth.provider import TokenVerifier
+
+    from .auth_http import Authorization
+
 
 def http_app(
     server: Server[Any],
@@ -30,6 +35,8 @@ def http_app(
     allowed_hosts: Sequence[str] | None = None,
     limits: Limits | None = None,
     bound: Sequence[str] | None = None,
+    authorization: Authorization | Mapping[str, Any] | None = None,
+    verifier: TokenVerifier | None = None,
 ) -> Any:
     """The ASGI app serving Streamable HTTP at /mcp.
 
@@ -46,6 +53,10 @@ def http_app(
     `limits` (default: the server's) bound sessions, what one client may hold open,
     and request bodies; idle sessions are closed, their GET streams included (see
     http_sessions.py).
+    `authorization` makes the server an OAuth 2.1 protected resource (auth_http.py),
+    its tokens checked by `verifier` (default: JWT access tokens, auth_tokens.py);
+    given as the package's authorization document, it takes the deployment's
+    MCPGEN_RESOURCE and MCPGEN_AUTHORIZATION_SERVERS (see `auth_http.deployed`).
     """
     # Imported here: a server on stdio does not need starlette, nor its import time.
     from mcp.server.transport_security import TransportSecuritySettings
@@ -72,6 +83,20 @@ def http_app(
         max_client_sessions=limits.max_client_sessions,
         max_client_requests=limits.max_client_requests,
     )
+    if authorization is not None:
+        # After RequestGuard, which reads the body the guard looks into, and before
+        # SessionWatch: a caller without a valid token opens nothing.
+        from .auth_http import AuthGuard, Authorization, deployed
+        from .auth_tokens import JwtVerifier
+
+        if not isinstance(authorization, Authorization):
+            authorization = deployed(authorization)
+
+        verifier = verifier or JwtVerifier(
+            resource=authorization.resource,
+            issuers=authorization.authorization_servers,
+        )
+        app.add_middleware(AuthGuard, authorization=authorization, verifier=verifier)
     app.add_middleware(
         RequestGuard,
         allowed=allowed_hosts_for(host, allowed_hosts, addresses=bound),
@@ -86,13 +111,19 @@ def serve(
     argv: Sequence[str] | None = None,
     *,
     allowed_hosts: Sequence[str] | None = None,
+    authorization: Mapping[str, Any] | None = None,
 ) -> None:
     """The command line of a generated server: stdio by default, `--http HOST:PORT` for
     Streamable HTTP at http://HOST:PORT/mcp; `--stateless`, `--log-level`,
-    `--handler-timeout`, `--max-sessions`, `--allowed-host` (see --help).
+    `--handler-timeout`, `--max-sessions`, `--allowed-host`, `--resource`,
+    `--authorization-server` (see --help).
 
     The server's `limits` apply, with what the command line changes; `allowed_hosts`
-    as for `http_app`, unless `--allowed-host` is given.
+    as for `http_app`, unless `--allowed-host` is given. `authorization` (the
+    package's authorization document) makes HTTP serving need access tokens, for the
+    resource and from the authorization servers it names unless `--resource`,
+    `--authorization-server`, MCPGEN_RESOURCE or MCPGEN_AUTHORIZATION_SERVERS (space
+    separated) say otherwise.
     """
     limits = limits_of(server)
     parser = argparse.ArgumentParser(description=f"The {server.name} MCP server.")
@@ -135,6 +166,20 @@ def serve(
         "are loopback or private (and localhost, 127.0.0.1, [::1] for loopback), "
         "else any",
     )
+    parser.add_argument(
+        "--resource",
+        metavar="URL",
+        help="HTTP with authorization: this server's resource URL, the audience its "
+        "access tokens name (default: $MCPGEN_RESOURCE, else the spec's)",
+    )
+    parser.add_argument(
+        "--authorization-server",
+        action="append",
+        dest="authorization_servers",
+        metavar="URL",
+        help="HTTP with authorization: an issuer of the access tokens accepted "
+        "(repeatable; default: $MCPGEN_AUTHORIZATION_SERVERS, else the spec's)",
+    )
     options = parser.parse_args(argv)
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(
@@ -155,6 +200,7 @@ def serve(
     if not host or not port.isdigit():
         parser.error(f"--http needs HOST:PORT, not {options.http!r}")
     # Imported here: a server on stdio does not need uvicorn, nor its import time.
+    from .auth_http import deployed
     from .uvicorn_server import bind_sockets, header_timeout_protocol, run_uvicorn
 
     host = host.strip("[]")  # an IPv6 address, e.g. [::1]:8000
@@ -169,6 +215,13 @@ def serve(
         allowed_hosts=options.allowed_hosts or allowed_hosts,
         limits=limits,
         bound=[str(sock.getsockname()[0]) for sock in sockets],
+        authorization=(
+            None
+            if authorization is None
+            else deployed(
+                authorization, options.resource, options.authorization_servers
+            )
+        ),
     )
     protocol: type[Any] | str = "h11"
     if limits.header_timeout is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import mcp_types as types
@@ -88,6 +89,18 @@ def roots() -> types.ListRootsRequest:
     return types.ListRootsRequest()
 
 
+@dataclass(frozen=True)
+class Auth:
+    """Who called, by the access token the request carried (HTTP with authorization).
+    `subject` is unique per issuer only (`claims["iss"]`)."""
+
+    subject: str | None
+    client_id: str
+    scopes: tuple[str, ...]
+    claims: Mapping[str, Any]
+    expires_at: int | None
+
+
 class Context:
     """The request a handler is serving, and what it may do with it."""
 
@@ -108,6 +121,23 @@ class Context:
     def is_legacy(self) -> bool:
         """True for the 2025-11-25 handshake era, False for stateless 2026-07-28."""
         return self.request.protocol_version not in MODERN_PROTOCOL_VERSIONS
+
+    @property
+    def auth(self) -> Auth | None:
+        """The caller's access token, as the server's authorization checked it; None
+        on stdio, or over HTTP without authorization."""
+        http_request = self.request.request
+        user = getattr(http_request, "scope", {}).get("user")
+        token = getattr(user, "access_token", None)
+        if token is None:
+            return None
+        return Auth(
+            subject=token.subject,
+            client_id=token.client_id,
+            scopes=tuple(token.scopes),
+            claims=dict(token.claims or {}),
+            expires_at=token.expires_at,
+        )
 
     def client_supports(self, capability: Capability) -> bool:
         """Whether the client declared the capability (on 2026-07-28, on this very request)."""

@@ -4,15 +4,18 @@
 
 `Limits()` holds the defaults; pass another to `create_server(handlers, limits=...)`,
 `run(handlers, limits=...)` or `create_app(handlers, limits=...)`, e.g.
-`Limits(handler_timeout=300)`. `run`'s command line overrides the main ones
+`Limits(handler_timeout=300)`, or `Limits(tasks=TaskLimits(max_tasks=100))` for the
+tasks of tools that may run as tasks. `run`'s command line overrides the main ones
 (`--handler-timeout`, `--max-sessions`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from .task_store import TaskLimits
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,12 @@ class Limits:
     - `max_connections`: connections and requests at once; beyond, 503 (uvicorn's
       `limit_concurrency`).
     - `keep_alive_timeout`: seconds an idle keep-alive connection stays open.
+
+    Tools that may run as tasks (their `execution.taskSupport`):
+
+    - `tasks`: the bounds of the in-memory task store (see TaskLimits): how many tasks
+      are kept, for how long, how large their results may be, how many one caller may
+      have running.
     """
 
     handler_timeout: float | None = 60.0
@@ -76,18 +85,23 @@ class Limits:
     max_client_sessions: int | None = 100
     max_client_requests: int | None = 100
     pattern_budget: float | None = 0.1
+    tasks: TaskLimits = field(default_factory=TaskLimits)
 
     def __post_init__(self) -> None:
-        for field in fields(self):
-            value: Any = getattr(self, field.name)
-            if value is None and field.name not in _REQUIRED:
+        if not isinstance(self.tasks, TaskLimits):
+            raise TypeError(f"Limits.tasks must be a TaskLimits, not {self.tasks!r}")
+        for number in fields(self):
+            if number.name == "tasks":
+                continue
+            value: Any = getattr(self, number.name)
+            if value is None and number.name not in _REQUIRED:
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise TypeError(f"Limits.{field.name} must be a number, not {value!r}")
+                raise TypeError(f"Limits.{number.name} must be a number, not {value!r}")
             if not value > 0 or value == float("inf"):
                 raise ValueError(
-                    f"Limits.{field.name} must be a positive, finite number"
-                    f"{'' if field.name in _REQUIRED else ' or None'}, not {value!r}"
+                    f"Limits.{number.name} must be a positive, finite number"
+                    f"{'' if number.name in _REQUIRED else ' or None'}, not {value!r}"
                 )
         if self.max_error_chars < _SHORTEST_ERROR:
             raise ValueError(

@@ -71,7 +71,7 @@ _TOKEN = re.compile(
     r"|(?P<name>\w+)"
     r"""|(?P<string>'([^'\\]*(?:\\.[^'\\]*)*)'|"([^"\\]*(?:\\.[^"\\]*)*)")"""
     r"|(?P<operator>//|\*\*|==|!=|>=|<=|[-+/*%~\[\](){}><=.:|,;])",
-    re.S,
+    re.DOTALL,
 )
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
