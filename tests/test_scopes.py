@@ -13,8 +13,9 @@ import ast
 import pytest
 from helpers import ROOT
 
-from mcpgen.bind.api import PythonApi, Scope
+from mcpgen.bind.api import PythonApi
 from mcpgen.ir import module_names, naming
+from mcpgen.ir.module_names import Scope
 from mcpgen.pipeline import Build, build
 
 SPECS = ("gift_server", "conformance", "kitchen_sink")

@@ -7,8 +7,9 @@ it, `mcpgen diff` compares two of them, and the manifest keeps its Handlers meth
 
 from __future__ import annotations
 
-from mcpgen.bind.api import Binding, Method, Parameter, PythonApi, Scope
+from mcpgen.bind.api import Binding, Method, Parameter, PythonApi
 from mcpgen.bind.binder import bind
 from mcpgen.bind.types import TypeRef
+from mcpgen.ir.module_names import Scope
 
 __all__ = ["Binding", "Method", "Parameter", "PythonApi", "Scope", "TypeRef", "bind"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from mcpgen.bind.types import TypeRef
-from mcpgen.ir.module_names import Import
+from mcpgen.ir.module_names import Import, Scope
 
 # required: always given; defaulted: a real default, always sent; optional: left out
 # (`UNSET`) unless given, so that None can mean null where the schema allows it.
@@ -130,33 +130,6 @@ class Binding:
     def expression(self) -> str:
         written = (f"{keyword}={value}" if keyword else value for keyword, value in self.arguments)
         return f"{self.constructor}({', '.join(written)})"
-
-
-@dataclass(frozen=True)
-class Scope:
-    """The names one generated module binds: what it defines and imports at the top level
-    (`names`), and what its methods bind beside their arguments (`method_names`). A name
-    from the spec that would take one of them is renamed (`free`)."""
-
-    module: str
-    names: frozenset[str]
-    method_names: frozenset[str] = frozenset()
-
-    def free(self, name: str, others: set[str]) -> str:
-        """`name` for an argument of a method of this module, or `name_` (then `name__`...)
-        when the module or the method binds it; never one of `others` (the method's other
-        arguments), which the caller extends as it names them."""
-        taken = self._taken
-        if name not in taken:
-            return name
-        free = name + "_"
-        while free in taken or free in others:
-            free += "_"
-        return free
-
-    @functools.cached_property
-    def _taken(self) -> frozenset[str]:
-        return self.names | self.method_names
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mcpgen.bind.api import Binding, Method, ModuleImports, PythonApi, Scope
+from mcpgen.bind.api import Binding, Method, ModuleImports, PythonApi
 from mcpgen.bind.methods import MethodBinder
 from mcpgen.bind.types import MODELS_MODULE, ModelTypes
 from mcpgen.ir import module_names
@@ -22,6 +22,7 @@ from mcpgen.ir.module_names import (
     SERVER,
     Import,
     ModuleNames,
+    Scope,
 )
 from mcpgen.render.environment import python_lines, python_literal
 from mcpgen.render.model_index import ModelIndex

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from mcpgen.bind.api import Method, Parameter, Scope
+from mcpgen.bind.api import Method, Parameter
 from mcpgen.bind.parameters import field_parameters
 from mcpgen.bind.types import ModelTypes, TypeRef, generic, named
 from mcpgen.ir import module_names, naming
 from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
+from mcpgen.ir.module_names import Scope
 from mcpgen.render.environment import docstring, python_literal
 
 _TASKS_ALLOWED = ("optional", "required")

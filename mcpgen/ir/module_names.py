@@ -12,7 +12,51 @@ a module binds is missing here.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The names one generated module binds: what it defines and imports at the top level
+    (`names`), and what its methods bind beside their arguments (`method_names`). A name
+    from the spec that would take one of them is renamed: an argument by a trailing
+    underscore (`free`), a class the model generator nested by a number (`numbered`), as
+    the generator itself tells its classes apart."""
+
+    module: str
+    names: frozenset[str]
+    method_names: frozenset[str] = frozenset()
+
+    def free(self, name: str, others: set[str]) -> str:
+        """`name` for an argument of a method of this module, or `name_` (then `name__`...)
+        when the module or the method binds it; never one of `others` (the method's other
+        arguments), which the caller extends as it names them."""
+        taken = self._taken
+        if name not in taken:
+            return name
+        free = name + "_"
+        while free in taken or free in others:
+            free += "_"
+        return free
+
+    @functools.cached_property
+    def _taken(self) -> frozenset[str]:
+        return self.names | self.method_names
+
+    def numbered(self, nested: list[str]) -> dict[str, str]:
+        """A free name (`AInputBInput1`, ...) for each of the `nested` classes whose name the
+        module already binds, never one another of them takes."""
+        renames: dict[str, str] = {}
+        claimed = set(nested)
+        for name in nested:
+            if name in self.names:
+                number = 1
+                while f"{name}{number}" in self.names or f"{name}{number}" in claimed:
+                    number += 1
+                renames[name] = f"{name}{number}"
+                claimed.add(renames[name])
+        return renames
 
 
 @dataclass(frozen=True, order=True)

@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable
 
 from mcpgen.ir.model import Api
+from mcpgen.ir.module_names import Scope
 from mcpgen.render.model_generator import ModelRenderError
 from mcpgen.render.model_groups import SHARED_MODULE, model_groups
 from mcpgen.render.model_index import annotated_names
@@ -25,7 +26,6 @@ from mcpgen.render.model_statements import (
     Generated,
     GeneratorImport,
     Statement,
-    free_names,
     imported,
     renamed_statement,
 )
@@ -72,7 +72,7 @@ def _renames(api: Api, output: Generated) -> dict[str, str]:
     renames = {generated: name for name, generated in own.items() if generated != name}
     primary = set(own.values())
     nested = [s.name for s in output.statements if s.name is not None and s.name not in primary]
-    renames |= free_names(nested, set(api.model_schemas))
+    renames |= Scope("models", frozenset(api.model_schemas)).numbered(nested)
     return renames
 
 

@@ -3,7 +3,8 @@ generator wrote them and each top-level statement after them (`Statement`), writ
 black's style, with the name it defines, the names it reads and, for a class, its fields for
 the model index. It is parsed once, where the generator ran (`taken_apart`), and travels as
 JSON through the cache; joining the groups renames a nested class whose name another group
-took (`free_names`, `renamed_statement`) without parsing anything else again.
+took (`renamed_statement`, to the free name `ir.module_names.Scope.numbered` gives) without
+parsing anything else again.
 """
 
 from __future__ import annotations
@@ -69,20 +70,6 @@ class Generated:
         return Generated(imports, statements, data["sources"])
 
 
-
-
-def free_names(nested: list[str], taken: set[str]) -> dict[str, str]:
-    """A free name (`AInputBInput1`, ...) for each nested class whose name is taken."""
-    renames: dict[str, str] = {}
-    claimed = set(nested)  # with `taken`, which is not copied: it holds every model's name
-    for name in nested:
-        if name in taken:
-            number = 1
-            while f"{name}{number}" in taken or f"{name}{number}" in claimed:
-                number += 1
-            renames[name] = f"{name}{number}"
-            claimed.add(renames[name])
-    return renames
 
 
 def renamed(source: str, renames: dict[str, str]) -> str:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from mcpgen.ir import naming
 from mcpgen.ir.model import Api
+from mcpgen.ir.module_names import Scope
 from mcpgen.render.environment import docstring
 from mcpgen.render.imports import Imports
 from mcpgen.render.model_base import BASE_CLASS, BASE_MODULE, base_module
@@ -54,7 +55,6 @@ from mcpgen.render.model_statements import (
     Generated,
     GeneratorImport,
     Statement,
-    free_names,
     imported,
     loaded,
     renamed_statement,
@@ -165,7 +165,8 @@ class FastModelGenerator:
                 if statement.name in shared and statement.text != shared[statement.name] and STUB_MARK not in statement.text:
                     return None
             own = [statement for statement in output.statements if statement.name not in shared]
-            renames = free_names([s.name for s in own if s.name is not None and s.name not in names], taken)
+            # The module binds every name the models so far took.
+            renames = Scope(module, frozenset(taken)).numbered([s.name for s in own if s.name is not None and s.name not in names])
             if renames:
                 annotated = annotated_names(imported(output.imports))
                 own = [renamed_statement(s, renames, annotated, runs.restyled) for s in own]
