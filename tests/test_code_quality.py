@@ -1,6 +1,6 @@
 """The code people read: the generator passes mypy --strict and ruff, and every generated
-package in the repository passes ruff and black as committed (mypy on generated code is in
-test_render)."""
+package in the repository passes ruff and black as committed (mypy on the gift and kitchen-sink
+packages is in test_render and test_kitchen_sink; the conformance package's is here)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,17 @@ def _run(*command: str) -> subprocess.CompletedProcess[str]:
 
 def test_mypy_strict_passes_on_the_generator() -> None:
     result = _run("mypy", "--strict", "--no-incremental", "mcpgen")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_passes_on_the_conformance_package_and_its_handlers() -> None:
+    # The one committed package with x-mcp-header parameters (the client's PARAM_HEADERS table).
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "app.py", "conformance_server"],
+        cwd=ROOT / "tests" / "conformance",
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .models import JsonSchema202012ToolInputAddress, TemplateDataContent
 
 # The Mcp-Param-* headers of 2026-07-28 HTTP calls: tool -> property path -> x-mcp-header.
-PARAM_HEADERS = {
+PARAM_HEADERS: dict[str, dict[tuple[str, ...], str]] = {
     "test_custom_header": {
         ("region",): "Region",
         ("priority",): "Priority",
