@@ -195,6 +195,17 @@ def carrier(n: Namer) -> dict[str, Json]:
             "icons": icons,
             "instructions": HERE,
             "package": HERE,
+            "authorization": {
+                "metadata": {
+                    "resource": HERE,
+                    "authorization_servers": [HERE],
+                    "scopes_supported": [HERE],
+                    "resource_signing_alg_values_supported": [HERE],
+                    "authorization_details_types_supported": [HERE],
+                    "dpop_signing_alg_values_supported": [HERE],
+                },
+                "scopes": [HERE],
+            },
         },
         "definitions": {
             n("D1"): text_schema(n, "D1"),
@@ -209,6 +220,7 @@ def carrier(n: Namer) -> dict[str, Json]:
                 "annotations": {"title": HERE},
                 "icons": icons,
                 "_meta": meta("t1"),
+                "scopes": [HERE],
             },
             n("t2", "tool"): {
                 "description": HERE,
@@ -226,6 +238,7 @@ def carrier(n: Namer) -> dict[str, Json]:
                 "icons": icons,
                 "_meta": meta("r1"),
                 "text": HERE,
+                "scopes": [HERE],
             },
             n("r2"): {"uri": HERE, "mimeType": HERE, "blob": HERE},
             n("r3"): {"uri": HERE, "mimeType": HERE, "file": HERE},
@@ -258,6 +271,7 @@ def carrier(n: Namer) -> dict[str, Json]:
                 ],
                 "icons": icons,
                 "_meta": meta("p1"),
+                "scopes": [HERE],
             },
             n("p2"): {"description": HERE, "arguments": [{"name": HERE}]},
         },
@@ -355,6 +369,12 @@ class Planted:
     served_text: dict[SpecPath, str]  # what the server serves for a place the spec adapts (a template)
 
 
+# The protected resource metadata's URLs (RFC 9728), and what an RFC 6749 scope-token may
+# hold besides letters and digits (printable ASCII but space, `"` and `\\`).
+AUTHORIZATION_URLS = ("resource", "jwks_uri", "resource_documentation", "resource_policy_uri", "resource_tos_uri")
+SCOPE_TOKEN_SAFE = "!#$&'()*+,-./:;<=>?@[]^_`{|}~"
+
+
 def plant(rotation: int) -> Planted:
     """The carrier with a payload in every place, adapted only where the format (or the
     protocol) requires a shape. Variant k of place i is (i + rotation) mod len(VARIANTS)."""
@@ -373,6 +393,10 @@ def plant(rotation: int) -> Planted:
             value = file_name(value, "")  # a directory
         elif place == ("server", "package"):
             value = f"pwned_{n.count}"  # must be an identifier (checked as one)
+        elif place[-1] in AUTHORIZATION_URLS or place[-2:] == ("authorization_servers", "[]"):
+            value = "https://pwn.example/" + quote(value, safe="")  # https, or http on loopback only
+        elif place[-2:] == ("scopes_supported", "[]"):
+            value = "s" + quote(value, safe=SCOPE_TOKEN_SAFE)  # an RFC 6749 scope-token
         elif place[-1] in ("uri", "websiteUrl", "src"):
             value = "x-pwn:" + value  # a URI needs a scheme
         elif place[-1] == "uriTemplate":
@@ -392,6 +416,11 @@ def plant(rotation: int) -> Planted:
             value = "{% raw %}" + value + "{% endraw %}"
         values[path] = value
         _set(spec, path, value)
+    supported = [value for path, value in values.items() if path[-2:-1] == ("scopes_supported",)]
+    for path in list(values):  # a scope used must be one the metadata supports
+        if path[-2:-1] == ("scopes",):
+            values[path] = supported[0]
+            _set(spec, path, supported[0])
     for path in list(values):  # a default must be one of its enum's values
         if path[-1] == "default" and "enum" in (schema := _get(spec, path[:-1])):
             values[path] = schema["default"] = schema["enum"][0]
@@ -669,6 +698,7 @@ def assert_schema_md_holds_together(built: Built) -> None:
     headings = [line for line in lines if line.startswith("#")]
     expected = 1 + sum(1 for kind in ("tools", "resources", "prompts") if spec[kind])
     expected += len(spec["tools"]) + len(spec["prompts"])
+    expected += 1 if "authorization" in spec["server"] else 0  # its own section
     assert len(headings) == expected, headings
     tables = [line for line in lines if line.startswith("|")]
     rows = sum(len(tool["inputSchema"].get("properties", {})) + 2 for tool in spec["tools"].values() if tool["inputSchema"].get("properties"))
