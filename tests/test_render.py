@@ -348,7 +348,7 @@ def test_models_are_imported_when_first_used() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "[] False",
-        "SuggestGiftsInput ['gift_server.models._shared', 'gift_server.models.suggest_gifts']",
+        "SuggestGiftsInput ['gift_server.models._base', 'gift_server.models._shared', 'gift_server.models.suggest_gifts']",
         "gift_server.client False",
         "gift_server.models._shared ['Gift', 'GiftCatalogContent']",
     ]
@@ -374,7 +374,7 @@ def test_a_shared_definitions_own_defs_go_in_the_shared_module(tmp_path: Path) -
     )
     result = build_and_write(spec, tmp_path / "out")
     shared = result.files["models/_shared.py"].decode()
-    assert "class Order(BaseModel)" in shared and "class OrderLine(BaseModel)" in shared
+    assert "class Order(_Model)" in shared and "class OrderLine(_Model)" in shared
     assert "from ._shared import Order" in result.files["models/place.py"].decode()
     with imported("nested_defs.models", tmp_path / "out") as models:
         assert models.PlaceInput.model_validate({"order": {"line": {"sku": "x"}}}).order.line.sku == "x"
