@@ -95,7 +95,13 @@ class ObjectRules(SchemaWalk):
                 )
                 continue
             # New optional properties are not breaking, as in oasdiff, though an open object
-            # accepted any value under that name before.
+            # accepted any value under that name before. Where undeclared properties had a
+            # schema, the value under this name had to match it: the new schema is compared
+            # with that one. Pattern properties may have held the name too: taken as widening.
+            patterns = as_mapping(old.schema.get("patternProperties"))
+            if old_extras == "schema" and not patterns:
+                extra = old.schema["additionalProperties"]
+                self.compare(old.child(extra, "additionalProperties"), new.child(schema, "properties", name))
             self.report(
                 "WIRE/property-added",
                 old.child(None, "properties", name),
@@ -103,7 +109,7 @@ class ObjectRules(SchemaWalk):
                 None,
                 f"property '{name}' added" + (", and required" if required else ""),
                 narrows=False,
-                widens=old_extras == "closed",
+                widens=old_extras == "closed" or bool(patterns),
                 receives="clients may now receive a property the old schema closed out",
                 safe="clients may leave it out" if self.variance == "input" else "clients may ignore it",
             )
