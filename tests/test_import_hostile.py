@@ -186,34 +186,19 @@ def test_a_capture_larger_than_max_bytes_is_refused_unread(tmp_path: Path, users
 # --- processing: the deadline holds after the listing too ------------------------------------
 
 
-def chained_capture(count: int) -> dict[str, object]:
-    """Two tools sharing a chain of `count` definitions that differ only at its end."""
-
-    def schema(last: dict[str, str]) -> dict[str, object]:
-        defs: dict[str, object] = {
-            f"D{index}": {"type": "object", "properties": {"next": {"$ref": f"#/$defs/D{index + 1}"}}}
-            for index in range(count - 1)
-        }
-        defs[f"D{count - 1}"] = last
-        return {"type": "object", "properties": {"head": {"$ref": "#/$defs/D0"}}, "$defs": defs}
-
-    return {
-        "serverInfo": {"name": "chain", "version": "1"},
-        "capabilities": {"tools": {}},
-        "tools": [
-            {"name": "a", "inputSchema": schema({"type": "string"})},
-            {"name": "b", "inputSchema": schema({"type": "integer"})},
-        ],
-    }
-
-
 def test_the_timeout_bounds_building_the_spec_too(tmp_path: Path, users_files: tuple[Path, Path]) -> None:
-    """8,000 chained definitions: listing is instant, building the spec in memory is not."""
-    capture = tmp_path.parent / f"{tmp_path.name}-chain.json"
-    capture.write_text(json.dumps(chained_capture(8000)))
+    """2,000 tools from a capture: listing is instant, building the spec in memory (every
+    tool's models) takes far longer than a second. (A chain of definitions no longer serves:
+    `$ref` chains past 100 are refused before anything is built.)"""
+    capture = tmp_path.parent / f"{tmp_path.name}-many.json"
+    tools = [
+        {"name": f"tool_{index}", "inputSchema": {"type": "object", "properties": {f"p{index}": {"type": "string"}}}}
+        for index in range(2000)
+    ]
+    capture.write_text(json.dumps({"serverInfo": {"name": "many", "version": "1"}, "tools": tools}))
     spec = users_files[0]
-    run = measured_import(str(capture), "-o", str(spec), "--force", "--timeout", "5")
-    _check(run, str(capture), "did not finish within --timeout 5 s", 5, users_files)
+    run = measured_import(str(capture), "-o", str(spec), "--force", "--timeout", "1")
+    _check(run, str(capture), "did not finish within --timeout 1 s", 1, users_files)
 
 
 # --- fuzzing: random answers to tools/list, over stdio and HTTP ---------------------------------
