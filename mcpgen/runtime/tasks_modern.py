@@ -60,6 +60,7 @@ from .tasks import (
     TaskNotFound,
     TaskOutcome,
     TaskRunner,
+    call_params,
     protocol_error,
 )
 
@@ -145,18 +146,14 @@ class ModernTasks:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        try:
-            methods.validate_client_request(
-                "tools/call", ctx.protocol_version, ctx.params
-            )
-            params = types.CallToolRequestParams.model_validate(
-                ctx.params or {}, by_name=False
-            )
-        except (ValidationError, KeyError):
-            return await call_next(ctx)  # for the SDK's own error
-        binding = self.table.bindings.get(params.name)
+        name = (ctx.params or {}).get("name")
+        binding = self.table.bindings.get(name) if isinstance(name, str) else None
         if binding is None or binding.task_support == "forbidden":
+            # A plain call (or an unknown tool's): the usual path, checked only there.
             return await call_next(ctx)
+        params = call_params(ctx)
+        if params is None:
+            return await call_next(ctx)  # for the SDK's own error
         required = binding.task_support == "required"
         if not takes_tasks(ctx):
             if required:

@@ -56,6 +56,7 @@ from .tasks import (
     TaskNotFound,
     TaskOutcome,
     TaskRunner,
+    call_params,
     protocol_error,
 )
 from .tasks_modern import caller
@@ -156,14 +157,8 @@ class LegacyTasks:
         ):
             # A plain call (or an unknown tool's): the usual path, checked only there.
             return await call_next(ctx)
-        try:
-            methods.validate_client_request(
-                "tools/call", ctx.protocol_version, ctx.params
-            )
-            params = types.CallToolRequestParams.model_validate(
-                ctx.params or {}, by_name=False
-            )
-        except (ValidationError, KeyError):
+        params = call_params(ctx)
+        if params is None:
             return await call_next(ctx)  # for the SDK's own error
         support = binding.task_support
         if params.task is None:

@@ -34,8 +34,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types import methods
+from pydantic import ValidationError
 
 from .context import Context
 from .errors import INTERNAL_ERROR, INVALID_PARAMS
@@ -372,3 +375,17 @@ class TaskContext(Context):
         self, progress: float, total: float | None, message: str | None
     ) -> None:
         await super().report_progress(progress, total, message)
+
+
+def call_params(
+    ctx: ServerRequestContext[Any, Any],
+) -> types.CallToolRequestParams | None:
+    """A `tools/call`'s params as the SDK reads them for the request's revision, or None
+    when they are malformed: the usual path then answers with the SDK's own error."""
+    try:
+        methods.validate_client_request("tools/call", ctx.protocol_version, ctx.params)
+        return types.CallToolRequestParams.model_validate(
+            ctx.params or {}, by_name=False
+        )
+    except (ValidationError, KeyError):
+        return None
