@@ -1,0 +1,288 @@
+"""Forwarding tool calls to the HTTP API a generated server wraps (`server.upstream`).
+
+`Upstream` holds the package's `upstream.json` (see `upstream_requests`) and one pooled
+HTTP client, made on the first call. A call becomes one request; its answer becomes the
+tool's result: a 2xx JSON body the tool's output model (or, for a tool without an
+outputSchema, its text), a binary body an embedded resource (a blob), and a 4xx or 5xx
+a `ToolError`, so the client gets an `isError` result carrying the status and the API's
+own message. Only idempotent methods are retried, a bounded number of times with backoff,
+on a connection that failed or a 502, 503 or 504. The MCP caller's own credentials never
+reach the API: the request is made from the arguments and the environment alone.
+
+The base URL is `MCP_UPSTREAM_URL`, else the spec's. httpx is imported on the first
+call: a package that does not forward never imports it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+import anyio
+from pydantic import BaseModel, RootModel, ValidationError
+
+from .content import ToolContent, embedded_resource
+from .errors import ToolError
+from .upstream_requests import Operation, Request, build_request
+
+if TYPE_CHECKING:
+    import httpx2 as httpx
+
+UPSTREAM_FILE = "upstream.json"
+URL_VARIABLE = "MCP_UPSTREAM_URL"
+_RETRIED_STATUSES = frozenset({502, 503, 504})
+_TEXT_TYPES = ("text/", "application/json", "application/xml", "+json", "+xml")
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+ValueT = TypeVar("ValueT")
+
+
+@cache
+def upstream_document(package: str) -> Mapping[str, Any] | None:
+    """The parsed upstream.json of `package`, or None when the spec has no
+    `server.upstream`: `url`, `securitySchemes`, `security`, and per tool its
+    `method`, `path`, `arguments`, `body`, `security` and `response`."""
+    resource = files(package).joinpath(UPSTREAM_FILE)
+    if not resource.is_file():
+        return None
+    document: dict[str, Any] = json.loads(resource.read_bytes())
+    return document
+
+
+@dataclass(frozen=True)
+class UpstreamSettings:
+    """The bounds of forwarding: seconds to connect and to wait for an answer, the
+    pool's connections, the attempts an idempotent call gets and the first pause between
+    them (doubled each time), the largest body read, and the longest API message quoted.
+    """
+
+    connect_timeout: float = 10.0
+    timeout: float = 60.0
+    max_connections: int = 100
+    attempts: int = 3
+    backoff: float = 0.25
+    max_response_bytes: int = 16 * 1024 * 1024
+    max_message_chars: int = 1000
+
+
+class Upstream:
+    """The API the tools forward to (see the module's docstring)."""
+
+    def __init__(
+        self,
+        document: Mapping[str, Any],
+        *,
+        url: str | None = None,
+        settings: UpstreamSettings | None = None,
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
+        """`url` overrides MCP_UPSTREAM_URL and the document's; `environment` (default
+        os.environ) holds MCP_UPSTREAM_URL and the credentials."""
+        self.environment = os.environ if environment is None else environment
+        self.url = url or self.environment.get(URL_VARIABLE) or str(document["url"])
+        self.settings = settings or UpstreamSettings()
+        self.schemes: Mapping[str, Any] = document.get("securitySchemes", {})
+        self.security = document.get("security", [])
+        self.operations = {
+            name: Operation.from_document(entry)
+            for name, entry in document.get("tools", {}).items()
+        }
+        self._client: httpx.AsyncClient | None = None
+
+    @classmethod
+    def from_package(cls, package: str, **options: Any) -> Upstream:
+        document = upstream_document(package)
+        if document is None:
+            raise ValueError(f"package {package!r} has no {UPSTREAM_FILE}")
+        return cls(document, **options)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    # What the generated ForwardingHandlers call, by the kind of the tool's output.
+
+    async def call_model(
+        self, tool: str, args: BaseModel, output: type[ModelT]
+    ) -> ModelT:
+        """Call `tool`; its JSON answer as an instance of `output` (an object outputSchema)."""
+        data = await self._json(tool, args)
+        return _validated(output, {} if data is None else data, tool)
+
+    async def call_root(
+        self, tool: str, args: BaseModel, output: type[RootModel[ValueT]]
+    ) -> ValueT:
+        """Call `tool`; its JSON answer as the value of root model `output` (a
+        non-object outputSchema, served wrapped as `{"result": ...}`)."""
+        return _validated(output, await self._json(tool, args), tool).root
+
+    async def call_content(self, tool: str, args: BaseModel) -> ToolContent:
+        """Call `tool` (no outputSchema); its answer as text, or as an embedded
+        resource for a binary answer."""
+        operation, request, response, body = await self._send(tool, args)
+        media_type = response.headers.get("content-type", "").split(";")[0].strip()
+        if operation.binary or (body and not _textual(media_type)):
+            mime_type = media_type or operation.response.get("mimeType")
+            return [embedded_resource(request.url, body, mime_type)]
+        if not body:
+            return f"{response.status_code} {response.reason_phrase}".strip()
+        return body.decode("utf-8", "replace")
+
+    # The request and its answer
+
+    async def _json(self, tool: str, args: BaseModel) -> Any:
+        _, _, response, body = await self._send(tool, args)
+        if not body.strip():
+            return None  # 204 and the like: what an empty answer validates as
+        try:
+            return json.loads(body)
+        except ValueError:
+            excerpt = _excerpt(body.decode("utf-8", "replace"), self.settings)
+            raise ToolError(
+                f"The API answered {response.status_code} with a body that is not "
+                f"JSON: {excerpt}"
+            ) from None
+
+    async def _send(
+        self, tool: str, args: BaseModel
+    ) -> tuple[Operation, Request, httpx.Response, bytes]:
+        operation = self.operations[tool]
+        arguments = args.model_dump(by_alias=True, exclude_unset=True, mode="json")
+        requirements = (
+            self.security if operation.security is None else operation.security
+        )
+        request = build_request(
+            operation, self.url, arguments, requirements, self.schemes, self.environment
+        )
+        response, body = await self._exchange(operation, request)
+        if response.status_code >= 400:
+            raise ToolError(_failure(response, body, self.settings))
+        return operation, request, response, body
+
+    async def _exchange(
+        self, operation: Operation, request: Request
+    ) -> tuple[httpx.Response, bytes]:
+        import httpx2 as httpx
+
+        attempts = self.settings.attempts if operation.idempotent else 1
+        for attempt in range(1, attempts + 1):
+            last = attempt == attempts
+            try:
+                response, body = await self._read(request)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                if last:
+                    raise ToolError(
+                        f"The API at {self.url} could not be reached: {exc}"
+                    ) from None
+            except httpx.TimeoutException:
+                raise ToolError(
+                    f"The API did not answer within {self.settings.timeout:g} s."
+                ) from None
+            except httpx.HTTPError as exc:
+                raise ToolError(f"The request to the API failed: {exc}") from None
+            else:
+                if last or response.status_code not in _RETRIED_STATUSES:
+                    return response, body
+            await anyio.sleep(self.settings.backoff * 2 ** (attempt - 1))
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def _read(self, request: Request) -> tuple[httpx.Response, bytes]:
+        """Send `request`; the response and its body, refused past the size bound."""
+        client = self._http_client()
+        limit = self.settings.max_response_bytes
+        async with client.stream(
+            request.method,
+            request.url,
+            headers=request.headers,
+            content=request.content,
+            files=request.files,
+        ) as response:
+            chunks = bytearray()
+            async for chunk in response.aiter_bytes():
+                chunks += chunk
+                if len(chunks) > limit:
+                    raise ToolError(
+                        f"The API's answer is larger than {limit:,} bytes; not read."
+                    )
+        return response, bytes(chunks)
+
+    def _http_client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            import httpx2 as httpx
+
+            settings = self.settings
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(
+                    settings.timeout, connect=settings.connect_timeout
+                ),
+                limits=httpx.Limits(
+                    max_connections=settings.max_connections,
+                    max_keepalive_connections=settings.max_connections,
+                ),
+                # The API's redirects are followed; its cookies are not kept between calls.
+                follow_redirects=True,
+                trust_env=False,
+            )
+        return self._client
+
+
+def _validated(output: type[ModelT], data: Any, tool: str) -> ModelT:
+    from .validation import from_wire, pydantic_violations
+
+    try:
+        return cast(ModelT, from_wire(output, data))
+    except ValidationError as exc:
+        violations = "; ".join(pydantic_violations(exc)[:5])
+        raise ToolError(
+            f"The API's answer to {tool!r} does not match the tool's outputSchema: "
+            f"{violations}"
+        ) from None
+
+
+def _textual(media_type: str) -> bool:
+    return not media_type or any(kind in media_type for kind in _TEXT_TYPES)
+
+
+def _failure(response: httpx.Response, body: bytes, settings: UpstreamSettings) -> str:
+    """The isError text of a 4xx or 5xx: the status and the API's own message."""
+    status = f"{response.status_code} {response.reason_phrase}".strip()
+    message = _api_message(body)
+    if message is None:
+        message = body.decode("utf-8", "replace").strip()
+    text = f"The API answered {status}"
+    return f"{text}: {_excerpt(message, settings)}" if message else f"{text}."
+
+
+def _api_message(body: bytes) -> str | None:
+    """The message of a JSON error body: problem+json's `detail` and `title` (RFC 9457),
+    or the usual `message`, `error` (a string or an object with a message), or
+    `error_description` (OAuth)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("detail"), str) or isinstance(data.get("title"), str):
+        parts = [data.get("title"), data.get("detail")]
+        return ": ".join(str(part) for part in parts if isinstance(part, str))
+    for key in ("message", "error_description", "error"):
+        value = data.get(key)
+        if isinstance(value, dict):
+            value = value.get("message") or value.get("detail")
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _excerpt(text: str, settings: UpstreamSettings) -> str:
+    limit = settings.max_message_chars
+    return (
+        text if len(text) <= limit else text[:limit] + f"... ({len(text):,} characters)"
+    )

@@ -1,0 +1,332 @@
+"""One tool call as one HTTP request to the API a forwarding server wraps.
+
+The package's `upstream.json` says, per tool, the method, the path and where each
+argument goes (`path`, `query`, `header`, `cookie`, `body`), serialized as OpenAPI's
+`style` and `explode` say; and, server-wide, the security schemes the operations use.
+This module only computes the request's parts; `upstream.py` sends it.
+
+Credentials never come from the spec: `MCP_UPSTREAM_AUTHORIZATION` is a whole
+`Authorization` header value, sent on every request; `MCP_UPSTREAM_<SCHEME>` (the
+scheme's name in upper snake case) is an API key's value, `user:password` for HTTP
+basic, or a bearer token (also for OAuth 2 and OpenID Connect schemes).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+AUTHORIZATION_VARIABLE = "MCP_UPSTREAM_AUTHORIZATION"
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
+# Headers OpenAPI says a header parameter cannot set: the request's own framing and credentials.
+_RESERVED_HEADERS = frozenset({"accept", "authorization", "content-type"})
+_DEFAULT_STYLES = {
+    "path": "simple",
+    "header": "simple",
+    "query": "form",
+    "cookie": "form",
+}
+_DELIMITERS = {"spaceDelimited": "%20", "pipeDelimited": "|"}
+
+
+def scheme_variable(scheme: str) -> str:
+    """The environment variable holding the credential of security scheme `scheme`:
+    `api_key` -> MCP_UPSTREAM_API_KEY, `bearerAuth` -> MCP_UPSTREAM_BEARER_AUTH."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", scheme)
+    return "MCP_UPSTREAM_" + re.sub(r"[^A-Za-z0-9]+", "_", words).strip("_").upper()
+
+
+@dataclass(frozen=True)
+class Argument:
+    """Where one property of a tool's arguments goes in the request."""
+
+    location: str  # path, query, header, cookie, body
+    name: str | None  # None: the whole body
+    style: str | None = None
+    explode: bool | None = None
+
+    @classmethod
+    def from_document(cls, entry: Mapping[str, Any]) -> Argument:
+        return cls(
+            entry["in"], entry.get("name"), entry.get("style"), entry.get("explode")
+        )
+
+    @property
+    def styled(self) -> str:
+        return self.style or _DEFAULT_STYLES.get(self.location, "form")
+
+    @property
+    def exploded(self) -> bool:
+        # OpenAPI: explode defaults to true for form style only.
+        return self.styled == "form" if self.explode is None else self.explode
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A tool's entry of upstream.json: the HTTP request one call becomes."""
+
+    method: str
+    path: str
+    arguments: Mapping[str, Argument]
+    body: str | None = None  # the body's media type, when an argument goes in it
+    security: Sequence[Mapping[str, Any]] | None = None  # None: the server's
+    response: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_document(cls, entry: Mapping[str, Any]) -> Operation:
+        arguments = {
+            key: Argument.from_document(value)
+            for key, value in entry.get("arguments", {}).items()
+        }
+        return cls(
+            entry["method"].upper(),
+            entry["path"],
+            arguments,
+            entry.get("body"),
+            entry.get("security"),
+            entry.get("response", {}),
+        )
+
+    @property
+    def idempotent(self) -> bool:
+        return self.method in IDEMPOTENT_METHODS
+
+    @property
+    def binary(self) -> bool:
+        return bool(self.response.get("binary"))
+
+    @property
+    def accept(self) -> str:
+        wanted = self.response.get("mimeType") or self.response.get("contentType")
+        return str(wanted) if wanted else "application/json, */*;q=0.5"
+
+
+@dataclass
+class Request:
+    """What httpx sends: the URL (path and query already encoded), headers, and body."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    content: bytes | None = None
+    # multipart/form-data: name -> (filename, value, content type), as httpx takes them
+    files: list[tuple[str, tuple[None, str, str | None]]] | None = None
+
+
+def build_request(
+    operation: Operation,
+    base_url: str,
+    arguments: Mapping[str, Any],
+    requirements: Sequence[Mapping[str, Any]],
+    schemes: Mapping[str, Any],
+    environment: Mapping[str, str] | None = None,
+) -> Request:
+    """The request for a call with `arguments` (the input model's JSON, by wire names).
+
+    `schemes` are upstream.json's securitySchemes, `requirements` the security requirements
+    that apply (the operation's or the server's); `environment` defaults to os.environ.
+    """
+    path = operation.path
+    query: list[str] = []
+    headers = {"accept": operation.accept}
+    cookies: list[str] = []
+    body: dict[str, Any] = {}
+    whole_body: Any = None
+    for key, value in arguments.items():
+        argument = operation.arguments.get(key)
+        if argument is None:
+            continue  # an undeclared property the schema lets through: the API never asked
+        if argument.location == "body":
+            if argument.name is None:
+                whole_body = value
+            else:
+                body[argument.name] = value
+        elif value is None:
+            continue  # null: leave the parameter out
+        elif argument.location == "path":
+            path = path.replace(
+                "{" + str(argument.name) + "}", _path_value(argument, value)
+            )
+        elif argument.location == "query":
+            query += _query_pairs(argument, value)
+        elif argument.location == "header":
+            if str(argument.name).lower() not in _RESERVED_HEADERS:
+                headers[str(argument.name)] = _simple(
+                    value, argument.exploded, quote_=_raw
+                )
+        elif argument.location == "cookie":
+            cookies.append(f"{argument.name}={_simple(value, False)}")
+    environment = os.environ if environment is None else environment
+    _sign(requirements, schemes, environment, headers, query, cookies)
+    if cookies:
+        headers["cookie"] = "; ".join(cookies)
+    url = base_url.rstrip("/") + path + ("?" + "&".join(query) if query else "")
+    request = Request(operation.method, url, headers)
+    if operation.body is not None and (body or whole_body is not None):
+        _set_body(
+            request, operation.body, whole_body if whole_body is not None else body
+        )
+    return request
+
+
+# --- parameter serialization (OpenAPI's style and explode) ---------------------------
+
+
+def _raw(text: str) -> str:
+    return text
+
+
+def _encoded(text: str) -> str:
+    return quote(text, safe="")
+
+
+def _scalar(value: Any) -> str:
+    """A JSON scalar as a parameter spells it: true/false, numbers as JSON, text as is."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _simple(value: Any, explode: bool, quote_: Callable[[str], str] = _encoded) -> str:
+    """Style simple (path, header) and non-exploded form values: comma-separated."""
+    if isinstance(value, list):
+        return ",".join(quote_(_scalar(item)) for item in value)
+    if isinstance(value, dict):
+        if explode:
+            return ",".join(
+                f"{quote_(k)}={quote_(_scalar(v))}" for k, v in value.items()
+            )
+        return ",".join(f"{quote_(k)},{quote_(_scalar(v))}" for k, v in value.items())
+    return quote_(_scalar(value))
+
+
+def _path_value(argument: Argument, value: Any) -> str:
+    style, explode = argument.styled, argument.exploded
+    if style == "label":
+        separator = "." if explode else ","
+        items = value if isinstance(value, list) else [value]
+        return "." + separator.join(_encoded(_scalar(item)) for item in items)
+    if style == "matrix":
+        name = _encoded(str(argument.name))
+        if isinstance(value, list):
+            if explode:
+                return "".join(f";{name}={_encoded(_scalar(item))}" for item in value)
+            return f";{name}=" + ",".join(_encoded(_scalar(item)) for item in value)
+        return f";{name}={_simple(value, explode)}"
+    return _simple(value, explode)
+
+
+def _query_pairs(argument: Argument, value: Any) -> list[str]:
+    name = _encoded(str(argument.name))
+    style, explode = argument.styled, argument.exploded
+    if isinstance(value, dict):
+        if style == "deepObject":
+            return [
+                f"{name}%5B{_encoded(k)}%5D={_encoded(_scalar(v))}"
+                for k, v in value.items()
+            ]
+        if explode:
+            return [f"{_encoded(k)}={_encoded(_scalar(v))}" for k, v in value.items()]
+        return [f"{name}={_simple(value, False)}"]
+    if isinstance(value, list):
+        if explode:
+            return [f"{name}={_encoded(_scalar(item))}" for item in value]
+        delimiter = _DELIMITERS.get(style, ",")
+        return [f"{name}=" + delimiter.join(_encoded(_scalar(item)) for item in value)]
+    return [f"{name}={_encoded(_scalar(value))}"]
+
+
+# --- bodies ------------------------------------------------------------------------------
+
+
+def _set_body(request: Request, media_type: str, body: Any) -> None:
+    if media_type == "application/x-www-form-urlencoded":
+        pairs = []
+        for key, value in (body if isinstance(body, dict) else {}).items():
+            items = value if isinstance(value, list) else [value]
+            pairs += [f"{_encoded(key)}={_encoded(_form_text(item))}" for item in items]
+        request.content = "&".join(pairs).encode()
+        request.headers["content-type"] = media_type
+    elif media_type == "multipart/form-data":
+        # Every field a part without a file name; httpx writes the boundary.
+        request.files = []
+        for key, value in (body if isinstance(body, dict) else {}).items():
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                json_part = isinstance(item, dict | list)
+                part_type = "application/json" if json_part else None
+                request.files.append((key, (None, _form_text(item), part_type)))
+    else:
+        request.content = json.dumps(body, ensure_ascii=False).encode()
+        request.headers["content-type"] = media_type
+
+
+def _form_text(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return "" if value is None else _scalar(value)
+
+
+# --- credentials ---------------------------------------------------------------------------
+
+
+def _sign(
+    requirements: Sequence[Mapping[str, Any]],
+    schemes: Mapping[str, Any],
+    environment: Mapping[str, str],
+    headers: dict[str, str],
+    query: list[str],
+    cookies: list[str],
+) -> None:
+    """Add the credentials of the first security requirement the environment satisfies
+    (OpenAPI: any one requirement will do, and every scheme of it is needed)."""
+    authorization = environment.get(AUTHORIZATION_VARIABLE)
+    if authorization:
+        headers["authorization"] = authorization
+
+    def credential(name: str) -> str | None:
+        value = environment.get(scheme_variable(name))
+        if value:
+            return value
+        scheme = schemes.get(name, {})
+        sends_authorization = scheme.get("type") in ("http", "oauth2", "openIdConnect")
+        return "" if sends_authorization and authorization else None
+
+    for requirement in requirements:
+        values = {name: credential(name) for name in requirement}
+        if all(value is not None for value in values.values()):
+            for name, value in values.items():
+                if value:
+                    _apply(schemes.get(name, {}), value, headers, query, cookies)
+            return
+
+
+def _apply(
+    scheme: Mapping[str, Any],
+    value: str,
+    headers: dict[str, str],
+    query: list[str],
+    cookies: list[str],
+) -> None:
+    kind = scheme.get("type")
+    if kind == "apiKey":
+        name = str(scheme.get("name", ""))
+        where = scheme.get("in")
+        if where == "query":
+            query.append(f"{_encoded(name)}={_encoded(value)}")
+        elif where == "cookie":
+            cookies.append(f"{name}={_encoded(value)}")
+        else:
+            headers[name.lower()] = value
+    elif kind == "http" and str(scheme.get("scheme", "")).lower() == "basic":
+        headers["authorization"] = "Basic " + base64.b64encode(value.encode()).decode()
+    elif kind == "http" and str(scheme.get("scheme", "")).lower() != "bearer":
+        headers["authorization"] = f"{str(scheme['scheme']).capitalize()} {value}"
+    else:  # bearer, oauth2, openIdConnect: the token
+        headers["authorization"] = f"Bearer {value}"
