@@ -13,6 +13,7 @@ from mcpgen.check.resources import check_resources
 from mcpgen.check.schemas import check_schemas
 from mcpgen.check.structure import check_structure
 from mcpgen.check.tools import check_tools
+from mcpgen.check.upstream import check_upstream
 from mcpgen.diagnostics import Diagnostic
 from mcpgen.spec.model import Spec
 
@@ -28,4 +29,5 @@ def check_semantics(spec: Spec) -> list[Diagnostic]:
         *check_prompts(spec),
         *check_completions_off(spec),
         *check_authorization(spec),
+        *check_upstream(spec),
     ]

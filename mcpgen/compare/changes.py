@@ -13,7 +13,7 @@ from mcpgen.diagnostics import Position
 from mcpgen.spec.source import JsonPath, SourceMap
 
 Severity = Literal["error", "warning", "info"]
-Category = Literal["WIRE", "CODE"]
+Category = Literal["WIRE", "CODE", "UPSTREAM"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 
@@ -29,6 +29,8 @@ class Change:
 
     @property
     def category(self) -> Category:
+        if self.rule.startswith("UPSTREAM/"):
+            return "UPSTREAM"
         return "CODE" if self.rule.startswith("CODE/") else "WIRE"
 
     @property

@@ -16,6 +16,7 @@ from mcpgen.compare.changes import Change, Place, Severity
 from mcpgen.compare.schema_nodes import Document, Node
 from mcpgen.compare.schema_walk import Variance
 from mcpgen.compare.schemas import SchemaComparison
+from mcpgen.compare.upstream import compare_upstream
 from mcpgen.ir.resolve import served_capabilities
 from mcpgen.ir.served import served_output, served_schema
 from mcpgen.json_types import Json, canonical
@@ -372,4 +373,5 @@ def compare_wire(old: Spec, new: Spec) -> tuple[list[Change], dict[str, str]]:
     _resources(report)
     _prompts(report)
     report.changes += compare_authorization(old, new, report.pairs)
+    report.changes += compare_upstream(old, new, report.pairs)
     return report.changes, report.pairs

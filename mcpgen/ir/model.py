@@ -13,6 +13,7 @@ from mcpgen.json_types import Json
 from mcpgen.spec.format import TaskSupport
 from mcpgen.spec.param_headers import header_map
 from mcpgen.spec.source import JsonPath
+from mcpgen.spec.upstream import ToolUpstream
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class ToolIR:
     # `execution.taskSupport` as the spec writes it (None: not written, which means forbidden).
     task_support: TaskSupport | None = None
     scopes: tuple[str, ...] = ()  # OAuth scopes a call needs, on top of the server's
+    upstream: ToolUpstream | None = None  # the HTTP request a call becomes (`upstream.json`)
 
     @property
     def input_schema(self) -> dict[str, Json]:
@@ -117,6 +119,15 @@ class AuthorizationIR:
 
 
 @dataclass(frozen=True)
+class UpstreamIR:
+    """The HTTP API the tools forward to (`server.upstream`)."""
+
+    url: str | None  # None: MCP_UPSTREAM_URL must say it
+    security_schemes: dict[str, dict[str, Json]]
+    security: list[dict[str, Json]]  # the default requirement; [] = none
+
+
+@dataclass(frozen=True)
 class Api:
     # Only the spec's file name is recorded, never a path: output must not depend on where it is built.
     spec_name: str
@@ -144,6 +155,12 @@ class Api:
     # Where the spec writes each model's schema, by class name (for diagnostics of the model generator).
     model_sources: dict[str, JsonPath] = field(default_factory=dict)
     authorization: AuthorizationIR | None = None  # None: anyone who reaches the server may call it
+    upstream: UpstreamIR | None = None  # None: handlers answer every call themselves
+
+    @property
+    def forwarded_tools(self) -> tuple[ToolIR, ...]:
+        """The tools whose calls become HTTP requests to the upstream API."""
+        return tuple(tool for tool in self.tools if tool.upstream is not None)
 
     @property
     def param_headers(self) -> dict[str, dict[tuple[str, ...], str]]:

@@ -21,6 +21,7 @@ from mcpgen.ir.model import (
     StaticContent,
     TemplateVariable,
     ToolIR,
+    UpstreamIR,
 )
 from mcpgen.ir.model_schema import model_schema
 from mcpgen.ir.served import served_output
@@ -37,6 +38,7 @@ from mcpgen.spec.json_schema import (
 )
 from mcpgen.spec.model import Prompt, PromptMessage, Resource, Spec, Tool
 from mcpgen.spec.source import JsonPath
+from mcpgen.spec.upstream import ServerUpstream
 from mcpgen.spec.uri_templates import template_variables
 
 # Keywords that would change how a model generator resolves refs in the combined document.
@@ -161,6 +163,7 @@ def _tool(tool: Tool, spec: Spec, models: _Models) -> ToolIR:
         wire,
         tool.task_support,
         tool.scopes,
+        tool.upstream,
     )
 
 
@@ -319,6 +322,12 @@ def _completions(spec: Spec) -> dict[tuple[str, str], dict[str, list[str]]] | No
     return values
 
 
+def _upstream(upstream: ServerUpstream | None) -> UpstreamIR | None:
+    if upstream is None:
+        return None
+    return UpstreamIR(upstream.url, copy.deepcopy(upstream.security_schemes), copy.deepcopy(upstream.security))
+
+
 def resolve(spec: Spec, spec_text: bytes) -> Api:
     """The IR of a checked spec. `spec_text` is the spec's bytes, recorded by hash."""
     models = _Models(spec)
@@ -353,4 +362,5 @@ def resolve(spec: Spec, spec_text: bytes) -> Api:
             if server.authorization is not None
             else None
         ),
+        upstream=_upstream(server.upstream),
     )

@@ -19,6 +19,7 @@ from mcpgen.render.schema_doc import (
     render_schema_json,
     render_schema_markdown,
     schema_document,
+    upstream_json,
 )
 from mcpgen.render.views import PythonView
 
@@ -99,6 +100,9 @@ def render_package(api: Api, context: BuildContext | None = None) -> RenderedPac
     authorization = authorization_json(api)
     if authorization is not None:
         texts["authorization.json"] = authorization
+    upstream = upstream_json(api)
+    if upstream is not None:
+        texts["upstream.json"] = upstream
     texts["SCHEMA.md"] = render_schema_markdown(api, document, view)
     rendered = {name: text.encode() for name, text in texts.items()}
     rendered.update(api.package_files)

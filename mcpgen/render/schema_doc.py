@@ -1,6 +1,6 @@
 """schema.json (the exact list payloads the server serves), prompts.json (the messages of
-the prompts the spec writes), authorization.json (who may call what) and SCHEMA.md (the
-same, for people)."""
+the prompts the spec writes), authorization.json (who may call what), upstream.json (the
+HTTP API tools forward to) and SCHEMA.md (the same, for people)."""
 
 from __future__ import annotations
 
@@ -76,6 +76,27 @@ def authorization_json(api: Api) -> str | None:
         "prompts": {prompt.name: list(prompt.scopes) for prompt in api.prompts if prompt.scopes},
     }
     return indented_json(document) + "\n"
+
+
+def upstream_json(api: Api) -> str | None:
+    """upstream.json, for a spec with `server.upstream` (None without): what the forwarding
+    handlers read to turn each call into an HTTP request. Compact, keys sorted:
+
+        {"url": ... | null, "securitySchemes": {...}, "security": [...],
+         "tools": {name: {"method", "path", "arguments", "body"?, "security"?, "response"}}}
+
+    Arguments are normalised (each names its API parameter; an `in: body` one without a name
+    is the whole body), and a tool without `response` answers JSON."""
+    upstream = api.upstream
+    if upstream is None:
+        return None
+    document = {
+        "url": upstream.url,
+        "securitySchemes": upstream.security_schemes,
+        "security": upstream.security,
+        "tools": {tool.name: tool.upstream.document() for tool in api.tools if tool.upstream is not None},
+    }
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 def _documented(schema: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args
 
 from mcpgen import FORMAT_VERSION
 from mcpgen.json_types import Json
+from mcpgen.spec.upstream_format import SERVER_UPSTREAM, TOOL_UPSTREAM
 
 
 @dataclass(frozen=True)
@@ -234,6 +235,7 @@ SERVER_KEYS = (
         },
     ),
     Key("authorization", _AUTHORIZATION),
+    Key("upstream", SERVER_UPSTREAM),
 )
 
 # A tool's list entry is its name, then the served keys in this order (schemas bundled).
@@ -247,6 +249,7 @@ TOOL_KEYS = (
     Key("icons", _ICONS, served=True),
     Key("_meta", _META, served=True),
     Key("scopes", _SCOPES_KEY),
+    Key("upstream", TOOL_UPSTREAM),
 )
 
 RESOURCE_KEYS = (

@@ -24,6 +24,12 @@ from mcpgen.spec.format import (
 )
 from mcpgen.spec.json_schema import Bundles, copy_json
 from mcpgen.spec.source import JsonPath, SourceMap
+from mcpgen.spec.upstream import (
+    ServerUpstream,
+    ToolUpstream,
+    server_upstream,
+    tool_upstream,
+)
 
 InvalidArguments = Literal["tool_error", "protocol_error"]
 Role = Literal["user", "assistant"]
@@ -53,6 +59,7 @@ class Server:
     capabilities: dict[str, Json]
     served: dict[str, Json]  # serverInfo, as written
     authorization: Authorization | None = None
+    upstream: ServerUpstream | None = None  # the HTTP API the tools forward to
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,7 @@ class Tool:
     path: JsonPath
     task_support: TaskSupport | None = None  # `execution.taskSupport`; None when not written
     scopes: tuple[str, ...] = ()  # OAuth scopes a call needs, on top of the server's
+    upstream: ToolUpstream | None = None  # how a call becomes an HTTP request
 
 
 @dataclass(frozen=True)
@@ -193,6 +201,7 @@ def _server(server: dict[str, Json]) -> Server:
         capabilities=_object(server.get("capabilities")) or {},
         served=_served(server, SERVER_KEYS),
         authorization=_authorization(server.get("authorization")),
+        upstream=server_upstream(server.get("upstream")),
     )
 
 
@@ -211,6 +220,7 @@ def _tool(name: str, tool: dict[str, Json]) -> Tool:
         path=("tools", name),
         task_support=_task_support(tool.get("execution")),
         scopes=_scopes(tool.get("scopes")),
+        upstream=tool_upstream(tool.get("upstream")),
     )
 
 
