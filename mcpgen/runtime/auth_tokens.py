@@ -11,7 +11,9 @@ of tokens with made-up key ids cannot make the server hammer its authorization s
 A token is accepted only when all of these hold: its header names an asymmetric
 algorithm (never `none`, never HS*: with a public key as the HMAC secret anyone could
 sign) that the key it names declares, or fits the key's type; `typ` is `at+jwt`
-(RFC 9068: so an ID token cannot pass as an access token); `iss` is one of the
+(RFC 9068: so an ID token cannot pass as an access token; `accept_typ_jwt` also takes
+`JWT` or none, for authorization servers that do not set it, where only the audience
+tells an ID token, issued to a client, from an access token); `iss` is one of the
 authorization servers; `aud` is this resource (RFC 8707); `exp` is not past and
 `nbf`/`iat` not ahead, with `skew` seconds of clock difference allowed.
 """
@@ -45,6 +47,9 @@ ASYMMETRIC_ALGORITHMS = frozenset(
 _KEY_TYPE = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 _CURVE = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521"}
 _ACCESS_TOKEN_TYPES = ("at+jwt", "application/at+jwt")
+# What authorization servers that predate RFC 9068 put there (or nothing), when the
+# deployment accepts them (`accept_typ_jwt`).
+_PLAIN_JWT_TYPES = ("jwt", "")
 
 
 def metadata_urls(issuer: str) -> list[str]:
@@ -97,8 +102,12 @@ class JwtVerifier:
         timeout: float = 10.0,
         client: httpx.AsyncClient | None = None,
         remembered: int = 4096,
+        accept_typ_jwt: bool = False,
     ) -> None:
         self.resource = resource
+        self.token_types = _ACCESS_TOKEN_TYPES + (
+            _PLAIN_JWT_TYPES if accept_typ_jwt else ()
+        )
         self.audiences = list(dict.fromkeys([resource, _other_slash(resource)]))
         self.skew = skew
         self.refetch_interval = refetch_interval
@@ -139,7 +148,7 @@ class JwtVerifier:
         algorithm = header.get("alg")
         if algorithm not in ASYMMETRIC_ALGORITHMS:
             raise ValueError(f"algorithm {algorithm!r} is not accepted")
-        if str(header.get("typ", "")).lower() not in _ACCESS_TOKEN_TYPES:
+        if str(header.get("typ", "")).lower() not in self.token_types:
             raise ValueError(f"typ {header.get('typ')!r} is not an access token's")
         unverified = jwt.decode(token, options={"verify_signature": False})
         server = self._servers.get(str(unverified.get("iss")))

@@ -1,0 +1,121 @@
+"""A real RFC 7662 introspection endpoint for the tests, on a free port: RFC 8414 metadata
+naming it (and a JWKS, so one authorization server issues both JWT and opaque tokens),
+client authentication by HTTP Basic, and counts of the questions asked per token."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from collections import Counter
+from functools import cached_property
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote_plus
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+from jwt.algorithms import RSAAlgorithm
+
+CLIENT_ID = "mcp-server"
+CLIENT_SECRET = (
+    "s3cret:/+ &"  # characters RFC 6749's form-encoding of Basic must survive
+)
+
+
+class IntrospectionServer:
+    """`tokens` maps an opaque token to the answer about it (unknown: inactive).
+    `failing` makes the endpoint answer 500; `delay` slows each answer down."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, dict[str, Any]] = {}
+        self.asked: Counter[str] = Counter()
+        self.failing = False
+        self.delay = 0.0
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                if self.path == "/.well-known/oauth-authorization-server":
+                    self.reply(200, owner.metadata())
+                elif self.path == "/jwks":
+                    jwk = json.loads(RSAAlgorithm.to_jwk(owner.key.public_key()))
+                    self.reply(
+                        200,
+                        {"keys": [{**jwk, "kid": "k1", "use": "sig", "alg": "RS256"}]},
+                    )
+                else:
+                    self.reply(404, {})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length", "0"))
+                form = parse_qs(self.rfile.read(length).decode())
+                if self.path != "/introspect":
+                    self.reply(404, {})
+                    return
+                if owner.failing:
+                    self.reply(500, {"error": "server_error"})
+                    return
+                if not owner.authenticated(self.headers.get("Authorization", "")):
+                    self.reply(401, {"error": "invalid_client"})
+                    return
+                token = form.get("token", [""])[0]
+                owner.asked[token] += 1
+                time.sleep(owner.delay)
+                self.reply(200, owner.tokens.get(token, {"active": False}))
+
+            def reply(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.issuer = f"http://127.0.0.1:{self.http.server_address[1]}"
+        self.endpoint = self.issuer + "/introspect"
+        threading.Thread(
+            target=self.http.serve_forever, args=(0.05,), daemon=True
+        ).start()
+
+    @cached_property
+    def key(self) -> rsa.RSAPrivateKey:
+        """The key its JWT access tokens are signed with (made when first needed)."""
+        return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "issuer": self.issuer,
+            "jwks_uri": self.issuer + "/jwks",
+            "introspection_endpoint": self.endpoint,
+        }
+
+    @staticmethod
+    def authenticated(header: str) -> bool:
+        scheme, _, credentials = header.partition(" ")
+        if scheme != "Basic":
+            return False
+        client_id, _, secret = base64.b64decode(credentials).decode().partition(":")
+        return (unquote_plus(client_id), unquote_plus(secret)) == (
+            CLIENT_ID,
+            CLIENT_SECRET,
+        )
+
+    def issue(
+        self, token: str, audience: str, scope: str = "notes:read", **claims: Any
+    ) -> str:
+        """Make `token` an active access token for `audience` (claims override)."""
+        now = int(time.time())
+        self.tokens[token] = {
+            "active": True, "iss": self.issuer, "aud": audience, "sub": "alice", "client_id": "cli",
+            "scope": scope, "iat": now, "exp": now + 300, **claims,
+        }  # fmt: skip
+        return token
+
+    def close(self) -> None:
+        self.http.shutdown()
+        self.http.server_close()
