@@ -1,20 +1,28 @@
-"""The era-independent task core: the in-memory store's bounds and the runner.
+"""The era-independent task core: the stores' bounds and the runner.
 
-The wire of each era is tested against generated servers (tests/test_tasks_legacy.py);
-here the store and the runner are driven directly, on a real event loop.
+Every test runs against both stores, the in-memory one and the Redis one (a real
+redis-server of the module's own, a namespace per test): they must answer alike. The
+wire of each era is tested against generated servers (tests/test_tasks_legacy.py,
+tests/test_tasks_replicas.py); here the stores and the runner are driven directly, on a
+real event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
+from services import RedisServer, redis_server
 
-from mcpgen.runtime.task_store import TaskLimits
+from mcpgen.runtime.redis_link import RedisLink
+from mcpgen.runtime.task_store import TaskLimits, TaskStore
 from mcpgen.runtime.task_store_memory import InMemoryTaskStore
+from mcpgen.runtime.task_store_redis import RedisTaskStore
 from mcpgen.runtime.tasks import (
     InvalidTaskCursor,
     TaskAlreadyTerminal,
@@ -36,8 +44,48 @@ class Clock:
         return self.now
 
 
-async def test_ids_are_unguessable_and_tasks_belong_to_their_owner() -> None:
-    store = InMemoryTaskStore()
+Stores = Callable[..., TaskStore]
+"""Makes a store: `stores(limits=None, clock=None)`."""
+
+_namespaces = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def shared_redis() -> Iterator[RedisServer]:
+    with redis_server() as server:
+        yield server
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def new_store(
+    request: pytest.FixtureRequest,
+) -> AsyncIterator[Stores]:
+    made: list[TaskStore] = []
+    links: list[RedisLink] = []
+
+    def make(limits: TaskLimits | None = None, clock: Any = None) -> TaskStore:
+        store: TaskStore
+        if request.param == "memory":
+            store = InMemoryTaskStore(limits, clock=clock)
+        else:
+            url = request.getfixturevalue("shared_redis").url
+            link = RedisLink(url, namespace=f"test:{next(_namespaces)}")
+            links.append(link)
+            store = RedisTaskStore(link, limits, clock=clock)
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        await store.aclose()
+    for link in links:
+        await link.close()
+
+
+async def test_ids_are_unguessable_and_tasks_belong_to_their_owner(
+    new_store: Stores,
+) -> None:
+    store = new_store()
     first = await store.create("alice", None)
     second = await store.create("alice", None)
     assert first.task_id != second.task_id and len(first.task_id) >= 32
@@ -50,9 +98,9 @@ async def test_ids_are_unguessable_and_tasks_belong_to_their_owner() -> None:
     assert wire["createdAt"].endswith("Z") and wire["pollInterval"] == 1000
 
 
-async def test_ttl_is_bounded_and_ends_the_task() -> None:
+async def test_ttl_is_bounded_and_ends_the_task(new_store: Stores) -> None:
     clock = Clock()
-    store = InMemoryTaskStore(TaskLimits(max_ttl=5000), clock=clock)
+    store = new_store(TaskLimits(max_ttl=5000), clock=clock)
     task = await store.create("", 60_000)
     assert task.ttl == 5000
     clock.now += 4.9
@@ -62,8 +110,8 @@ async def test_ttl_is_bounded_and_ends_the_task() -> None:
     assert await store.expire() == []  # already purged by the lookup
 
 
-async def test_list_pages_behind_signed_cursors_per_owner() -> None:
-    store = InMemoryTaskStore()
+async def test_list_pages_behind_signed_cursors_per_owner(new_store: Stores) -> None:
+    store = new_store()
     made = [(await store.create("alice", None)).task_id for _ in range(5)]
     await store.create("bob", None)
     seen: list[str] = []
@@ -81,9 +129,9 @@ async def test_list_pages_behind_signed_cursors_per_owner() -> None:
             await store.list_page("alice", forged, 2)
 
 
-async def test_per_owner_and_global_limits() -> None:
+async def test_per_owner_and_global_limits(new_store: Stores) -> None:
     limits = TaskLimits(max_tasks=4, max_tasks_per_owner=3, max_working_per_owner=2)
-    store = InMemoryTaskStore(limits)
+    store = new_store(limits)
     one = await store.create("a", None)
     await store.create("a", None)
     with pytest.raises(TaskLimitReached, match="running at once"):
@@ -97,8 +145,8 @@ async def test_per_owner_and_global_limits() -> None:
         await store.create("c", None)
 
 
-async def test_terminal_states_never_change() -> None:
-    store = InMemoryTaskStore()
+async def test_terminal_states_never_change(new_store: Stores) -> None:
+    store = new_store()
     task = await store.create("", None)
     cancelled = await store.cancel(task.task_id, "")
     assert cancelled.status == "cancelled"
@@ -109,8 +157,8 @@ async def test_terminal_states_never_change() -> None:
         await store.cancel(task.task_id, "")
 
 
-async def test_a_result_too_large_fails_the_task() -> None:
-    store = InMemoryTaskStore(TaskLimits(max_result_bytes=100))
+async def test_a_result_too_large_fails_the_task(new_store: Stores) -> None:
+    store = new_store(TaskLimits(max_result_bytes=100))
     task = await store.create("", None)
     big = TaskOutcome(result={"content": [{"type": "text", "text": "x" * 200}]})
     ended = await store.finish(task.task_id, "completed", big)
@@ -127,8 +175,10 @@ async def _result(control: TaskControl) -> TaskOutcome:
     return TaskOutcome(result={"content": [], "isError": False})
 
 
-async def test_the_runner_records_the_outcome_and_tells_each_status() -> None:
-    runner = TaskRunner(InMemoryTaskStore())
+async def test_the_runner_records_the_outcome_and_tells_each_status(
+    new_store: Stores,
+) -> None:
+    runner = TaskRunner(new_store())
     heard: list[str] = []
 
     async def listener(task: Any) -> None:
@@ -143,8 +193,10 @@ async def test_the_runner_records_the_outcome_and_tells_each_status() -> None:
 
 
 @pytest.mark.parametrize("is_error_status", ["completed", "failed"])
-async def test_an_is_error_result_ends_as_the_era_says(is_error_status: Any) -> None:
-    runner = TaskRunner(InMemoryTaskStore(), is_error_status=is_error_status)
+async def test_an_is_error_result_ends_as_the_era_says(
+    new_store: Stores, is_error_status: Any
+) -> None:
+    runner = TaskRunner(new_store(), is_error_status=is_error_status)
 
     async def business_error(control: TaskControl) -> TaskOutcome:
         return TaskOutcome(
@@ -156,8 +208,8 @@ async def test_an_is_error_result_ends_as_the_era_says(is_error_status: Any) -> 
     assert ended.status == is_error_status and ended.status_message == "No gifts"
 
 
-async def test_protocol_errors_and_crashes_fail_the_task() -> None:
-    runner = TaskRunner(InMemoryTaskStore())
+async def test_protocol_errors_and_crashes_fail_the_task(new_store: Stores) -> None:
+    runner = TaskRunner(new_store())
 
     async def refused(control: TaskControl) -> TaskOutcome:
         raise MCPError(-32602, "Unknown tool: x")
@@ -177,8 +229,8 @@ async def test_protocol_errors_and_crashes_fail_the_task() -> None:
         assert "secret" not in raised.value.error.message
 
 
-async def test_cancel_stops_the_work() -> None:
-    runner = TaskRunner(InMemoryTaskStore())
+async def test_cancel_stops_the_work(new_store: Stores) -> None:
+    runner = TaskRunner(new_store())
     started, stopped = anyio.Event(), anyio.Event()
 
     async def slow(control: TaskControl) -> TaskOutcome:
@@ -198,8 +250,10 @@ async def test_cancel_stops_the_work() -> None:
     assert (await runner.store.wait(task.task_id, "me")).status == "cancelled"
 
 
-async def test_a_task_whose_ttl_ends_is_deleted_and_its_work_stopped() -> None:
-    runner = TaskRunner(InMemoryTaskStore())
+async def test_a_task_whose_ttl_ends_is_deleted_and_its_work_stopped(
+    new_store: Stores,
+) -> None:
+    runner = TaskRunner(new_store())
     stopped = anyio.Event()
 
     async def slow(control: TaskControl) -> TaskOutcome:
@@ -216,11 +270,9 @@ async def test_a_task_whose_ttl_ends_is_deleted_and_its_work_stopped() -> None:
         await runner.store.wait(task.task_id, "")
 
 
-async def test_the_results_kept_together_are_bounded() -> None:
+async def test_the_results_kept_together_are_bounded(new_store: Stores) -> None:
     clock = Clock()
-    store = InMemoryTaskStore(
-        TaskLimits(max_stored_bytes=300, max_ttl=1000), clock=clock
-    )
+    store = new_store(TaskLimits(max_stored_bytes=300, max_ttl=1000), clock=clock)
     result = TaskOutcome(result={"content": [{"type": "text", "text": "x" * 100}]})
 
     async def ended_as() -> tuple[str, str | None]:
