@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # imported where used: see the module docstring
     import redis.asyncio
 
 REDIS_URL_VARIABLE = "MCP_REDIS_URL"
+NAMESPACE_VARIABLE = "MCP_REDIS_NAMESPACE"
 
 # How long a start waits for Redis to answer before calling it unreachable.
 CHECK_TIMEOUT = 5.0
@@ -50,10 +51,12 @@ class RedisLink:
         cls, server_name: str, url: str | None = None, *, namespace: str | None = None
     ) -> RedisLink | None:
         """The link of a server named `server_name`: to `url`, else to $MCP_REDIS_URL;
-        None when neither is set (the server then keeps everything in its process)."""
+        None when neither is set (the server then keeps everything in its process).
+        The namespace: `namespace`, else $MCP_REDIS_NAMESPACE, else `mcpgen:{name}`."""
         url = url or os.environ.get(REDIS_URL_VARIABLE) or None
         if url is None:
             return None
+        namespace = namespace or os.environ.get(NAMESPACE_VARIABLE)
         return cls(url, namespace=namespace or f"mcpgen:{server_name}")
 
     @property

@@ -11,8 +11,9 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, cast, get_args
+from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, cast, get_args
 
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -26,6 +27,8 @@ from mcp.server.subscriptions import (
     PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated,
+    ServerEvent,
+    SubscriptionBus,
     ToolsListChanged,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -36,6 +39,7 @@ from .limits import Limits
 from .log import logger
 from .package_data import schema_document
 from .prompts import PromptBinding, PromptTable, prompt_messages_mismatches
+from .redis_link import RedisLink
 from .resources import ResourceBinding, ResourceTable, TemplateBinding
 from .task_store import TaskStore
 from .task_store_memory import InMemoryTaskStore
@@ -45,6 +49,9 @@ from .tasks_legacy import LegacyTasks
 from .tasks_modern import EXTENSION as MODERN_TASKS
 from .tasks_modern import ModernTasks
 from .tools import InvalidArguments, ListFromSchema, ToolBinding, ToolTable
+
+if TYPE_CHECKING:  # imported where used: only servers given a Redis need it
+    from .redis_bus import RedisSubscriptionBus
 
 LIST_KINDS = ("tools", "resources", "prompts")
 
@@ -57,6 +64,7 @@ class GeneratedServer(Server[Any]):
     `declared` is the server's capabilities as schema.json has them: `logging`, and the
     `listChanged` / `subscribe` flags of `tools`, `resources` and `prompts`, turn on
     what they name. `limits` bound what handlers and clients may cost (see Limits);
+    `redis` shares notifications with the other replicas (see `use_redis`);
     `options` are the SDK `Server`'s keyword arguments.
     """
 
@@ -66,6 +74,7 @@ class GeneratedServer(Server[Any]):
         *,
         declared: Mapping[str, Any],
         limits: Limits | None = None,
+        redis: RedisLink | None = None,
         **options: Any,
     ) -> None:
         listen = any(
@@ -73,10 +82,16 @@ class GeneratedServer(Server[Any]):
             for kind in LIST_KINDS
             for flag in ("listChanged", "subscribe")
         )
-        self.bus = InMemorySubscriptionBus()
+        # This process's listeners; a Redis bus (use_redis) wraps it, so the
+        # ListenHandler made here hears the other replicas' events too.
+        self._local_bus = InMemorySubscriptionBus()
+        self.bus: SubscriptionBus = self._local_bus
+        self.redis: RedisLink | None = None
+        self._redis_bus: RedisSubscriptionBus | None = None
         if listen:
             # 2026-07-28 clients hear of changes through subscriptions/listen.
-            options["on_subscriptions_listen"] = ListenHandler(self.bus)
+            options["on_subscriptions_listen"] = ListenHandler(self._local_bus)
+        options.setdefault("lifespan", GeneratedServer._lifespan)
         if (declared.get("resources") or {}).get("subscribe"):
             options.update(
                 on_subscribe_resource=self._subscribe,
@@ -104,6 +119,33 @@ class GeneratedServer(Server[Any]):
         self.middleware.append(
             RequestStateBoundary(_request_state_security(), default_audience=name)
         )
+        if redis is not None:
+            self.use_redis(redis)
+
+    def use_redis(self, link: RedisLink, *, required: bool = True) -> None:
+        """Share list changes and resource updates with every replica using `link`'s
+        Redis, in both eras (see redis_bus.py, faults included). The server's lifespan
+        subscribes; `required=False` lets it start while Redis is unreachable."""
+        from .redis_bus import RedisSubscriptionBus
+
+        self.redis = link
+        self._redis_bus = RedisSubscriptionBus(
+            link,
+            local=self._local_bus,
+            on_remote=self._send_to_connections,
+            required=required,
+        )
+        self.bus = self._redis_bus
+
+    @asynccontextmanager
+    async def _lifespan(self) -> AsyncIterator[dict[str, Any]]:
+        """What runs while the server serves (stdio, or the HTTP app): the Redis
+        subscriber, when there is one."""
+        if self._redis_bus is None:
+            yield {}
+            return
+        async with self._redis_bus.running():
+            yield {}
 
     def create_initialization_options(
         self,
@@ -168,39 +210,41 @@ class GeneratedServer(Server[Any]):
         )
 
     async def notify_tools_changed(self) -> None:
-        """Tell clients the tool list changed: 2026 listeners and 2025 connections alike."""
-        await self._broadcast(
-            ToolsListChanged(), lambda connection: connection.send_tool_list_changed()
-        )
+        """Tell clients the tool list changed: 2026 listeners and 2025 connections alike
+        (and those of the other replicas, with a Redis)."""
+        await self._announce(ToolsListChanged())
 
     async def notify_prompts_changed(self) -> None:
         """Tell clients the prompt list changed."""
-        await self._broadcast(
-            PromptsListChanged(),
-            lambda connection: connection.send_prompt_list_changed(),
-        )
+        await self._announce(PromptsListChanged())
 
     async def notify_resources_changed(self) -> None:
         """Tell clients the resource list changed."""
-        await self._broadcast(
-            ResourcesListChanged(),
-            lambda connection: connection.send_resource_list_changed(),
-        )
+        await self._announce(ResourcesListChanged())
 
     async def notify_resource_updated(self, uri: str) -> None:
         """Tell the clients subscribed to `uri` that it changed."""
-        await self.bus.publish(ResourceUpdated(uri=uri))
-        for connection in [
-            c for c, uris in list(self._subscribed.items()) if uri in uris
-        ]:
-            await _quietly(connection.send_resource_updated(uri))
+        await self._announce(ResourceUpdated(uri=uri))
 
-    async def _broadcast(
-        self, event: Any, send: Callable[[Any], Awaitable[None]]
-    ) -> None:
+    async def _announce(self, event: ServerEvent) -> None:
         await self.bus.publish(event)
+        await self._send_to_connections(event)
+
+    async def _send_to_connections(self, event: ServerEvent) -> None:
+        """Send `event` to this process's 2025-11-25 connections that want it."""
+        if isinstance(event, ResourceUpdated):
+            for connection in [
+                c for c, uris in list(self._subscribed.items()) if event.uri in uris
+            ]:
+                await _quietly(connection.send_resource_updated(event.uri))
+            return
         for connection in list(self._connections):
-            await _quietly(send(connection))
+            if isinstance(event, ToolsListChanged):
+                await _quietly(connection.send_tool_list_changed())
+            elif isinstance(event, PromptsListChanged):
+                await _quietly(connection.send_prompt_list_changed())
+            else:
+                await _quietly(connection.send_resource_list_changed())
 
 
 # From least to most severe: a level lets itself and everything after it through.
@@ -251,6 +295,7 @@ def build_server(
     page_size: int | None = None,
     limits: Limits | None = None,
     task_store: TaskStore | None = None,
+    redis: str | RedisLink | None = None,
 ) -> GeneratedServer:
     """The server of a generated package: its schema.json, answered by these bindings.
 
@@ -267,6 +312,8 @@ def build_server(
     `limits` bound what handlers and clients may cost (None: `Limits()`, the defaults).
     `task_store` keeps the tasks of tools that may run as tasks (their binding's
     `task_support`; None: an `InMemoryTaskStore` bounded by `limits.tasks`).
+    `redis` (a URL, or a `RedisLink`; None: $MCP_REDIS_URL, if set) is the Redis the
+    server's replicas share notifications through (see `GeneratedServer.use_redis`).
     """
     if not package:
         raise ValueError("build_server() needs the generated package: pass __package__")
@@ -387,6 +434,11 @@ def build_server(
         instructions=document.get("instructions"),
         website_url=info.website_url,
         icons=info.icons,
+        redis=(
+            redis
+            if isinstance(redis, RedisLink)
+            else RedisLink.for_server(info.name, redis)
+        ),
         **handlers,
     )
     for table in tables:

@@ -1,0 +1,298 @@
+"""Notifications across replicas through a real redis-server (issue 24): the Redis bus in
+process (each event once on every replica, the codec's bounds), then two replica
+processes of the conformance server (tests/redis_replica_app.py) started with `--redis`,
+where a call on B reaches clients of A in both eras, before and after Redis restarts;
+and the start without Redis, refused with the URL named, or served alone on request."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AsyncExitStack, contextmanager
+from typing import Any
+
+import anyio
+import pytest
+import redis as redis_py
+from helpers import ROOT, free_port, listening
+from mcp import Client
+from mcp.server.subscriptions import (
+    PromptsListChanged,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
+from services import RedisServer, redis_server
+
+from mcpgen.runtime.redis_bus import (
+    MAX_EVENT_BYTES,
+    RedisSubscriptionBus,
+    decode_event,
+    encode_event,
+)
+from mcpgen.runtime.redis_link import RedisLink, RedisUnavailable
+
+pytestmark = pytest.mark.anyio
+
+REPLICA_APP = ROOT / "tests" / "redis_replica_app.py"
+WATCHED = "test://watched-resource"
+CHANNEL = (
+    "mcpgen:mcpgen-conformance:events"  # the conformance server's name, namespaced
+)
+PATIENCE = 60.0  # seconds: a loaded 2-core machine may be slow, never this slow
+
+
+@pytest.fixture
+def redis() -> Iterator[RedisServer]:
+    """A fresh redis-server of the test's own."""
+    with redis_server() as server:
+        yield server
+
+
+# --- the bus in process ----------------------------------------------------------------------
+
+
+def test_events_are_compact_and_bounded() -> None:
+    data = encode_event(ResourceUpdated(uri="test://ü"), "a1")
+    assert data == '{"k":"updated","o":"a1","u":"test://ü"}'.encode()
+    assert decode_event(data) == (ResourceUpdated(uri="test://ü"), "a1")
+    assert decode_event(encode_event(ToolsListChanged(), "b2")) == (
+        ToolsListChanged(),
+        "b2",
+    )
+    too_big = encode_event(ResourceUpdated(uri="x" * MAX_EVENT_BYTES), "a1")
+    for foreign in (
+        b"not json",
+        b"[]",
+        b'{"k":"tools"}',
+        b'{"k":"else","o":"a"}',
+        b'{"k":"updated","o":"a"}',
+        too_big,
+    ):
+        assert decode_event(foreign) is None
+
+
+async def test_each_replica_hears_every_event_once(redis: RedisServer) -> None:
+    heard: dict[str, list[ServerEvent]] = {"a": [], "b": []}
+    remote: dict[str, list[ServerEvent]] = {"a": [], "b": []}
+    buses = {}
+    for name in heard:
+
+        async def on_remote(event: ServerEvent, name: str = name) -> None:
+            remote[name].append(event)
+
+        buses[name] = RedisSubscriptionBus(
+            RedisLink(redis.url, namespace="mcpgen:test"), on_remote=on_remote
+        )
+        buses[name].subscribe(heard[name].append)
+    async with buses["a"].running(), buses["b"].running():
+        await buses["a"].publish(ToolsListChanged())
+        await buses["b"].publish(ResourceUpdated(uri=WATCHED))
+        await buses["a"].publish(PromptsListChanged())
+        # Last, one end mark from each: Redis delivers one channel in order, so once each
+        # replica hears the other's mark, a second copy of any event before would be in.
+        await buses["a"].publish(ResourceUpdated(uri="end:a"))
+        await buses["b"].publish(ResourceUpdated(uri="end:b"))
+        with anyio.fail_after(PATIENCE):
+            while (
+                ResourceUpdated(uri="end:b") not in heard["a"]
+                or ResourceUpdated(uri="end:a") not in heard["b"]
+            ):
+                await anyio.sleep(0.01)
+    events = [ToolsListChanged(), ResourceUpdated(uri=WATCHED), PromptsListChanged()]
+    ends = [ResourceUpdated(uri="end:a"), ResourceUpdated(uri="end:b")]
+    for (
+        name
+    ) in heard:  # each replica hears its own at once, the others' as Redis brings them
+        assert sorted(map(repr, heard[name])) == sorted(map(repr, events + ends))
+    assert remote == {
+        "a": [ResourceUpdated(uri=WATCHED), ResourceUpdated(uri="end:b")],
+        "b": [ToolsListChanged(), PromptsListChanged(), ResourceUpdated(uri="end:a")],
+    }
+
+
+async def test_a_required_redis_that_is_down_fails_the_start() -> None:
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    bus = RedisSubscriptionBus(RedisLink(url, namespace="mcpgen:test"))
+    with pytest.raises(RedisUnavailable, match=f"cannot reach Redis at {url}"):
+        async with bus.running():
+            pass
+    heard: list[ServerEvent] = []
+    alone = RedisSubscriptionBus(
+        RedisLink(url, namespace="mcpgen:test"), required=False
+    )
+    alone.subscribe(heard.append)
+    async with alone.running():
+        await alone.publish(
+            PromptsListChanged()
+        )  # Redis away: this replica still hears it
+    assert heard == [PromptsListChanged()]
+
+
+# --- replica processes -----------------------------------------------------------------------
+
+
+@contextmanager
+def replica(redis_url: str, *options: str) -> Iterator[str]:
+    """A replica of the conformance server on a free port, sharing `redis_url`; its URL."""
+    command = [
+        sys.executable,
+        str(REPLICA_APP),
+        "--redis",
+        redis_url,
+        *options,
+        "--log-level",
+        "info",
+    ]
+    with listening(
+        lambda port: [*command, "--http", f"127.0.0.1:{port}"], timeout=PATIENCE
+    ) as url:
+        yield url
+
+
+def wait_for_subscribers(redis: RedisServer, count: int) -> None:
+    """Until `count` replicas listen on the channel (after a restart, they subscribe again)."""
+    client = redis_py.Redis(port=redis.port, socket_connect_timeout=5)
+    try:
+        end = time.monotonic() + PATIENCE
+        while time.monotonic() < end:
+            try:
+                if (
+                    dict(client.pubsub_numsub(CHANNEL)).get(CHANNEL.encode(), 0)
+                    >= count
+                ):
+                    return
+            except redis_py.ConnectionError:
+                pass
+            time.sleep(0.05)
+        raise TimeoutError(
+            f"{count} replicas did not subscribe to {CHANNEL} within {PATIENCE} s"
+        )
+    finally:
+        client.close()
+
+
+async def until_heard(trigger: Callable[[], Any], heard: Callable[[], bool]) -> None:
+    """Trigger on one replica until the other's client has heard it: at-most-once delivery
+    (a GET stream may open just after an event) asks for a retry, not for a sleep."""
+    with anyio.fail_after(PATIENCE):
+        while not heard():
+            await trigger()
+            with anyio.move_on_after(1):
+                while not heard():
+                    await anyio.sleep(0.02)
+
+
+class LegacyListener:
+    """A 2025-11-25 client of one replica, its GET stream's notifications collected."""
+
+    def __init__(self) -> None:
+        self.methods: list[str] = []
+
+    async def __call__(self, message: Any) -> None:
+        method = getattr(getattr(message, "root", message), "method", None)
+        if isinstance(method, str):
+            self.methods.append(method)
+
+
+async def _hear_across_replicas(a: str, b: str) -> None:
+    async with AsyncExitStack() as stack:
+        caller = await stack.enter_async_context(Client(b, mode="auto"))
+        modern = await stack.enter_async_context(Client(a, mode="auto"))
+        events = await stack.enter_async_context(
+            modern.listen(tools_list_changed=True, resource_subscriptions=[WATCHED])
+        )
+        legacy_messages = LegacyListener()
+        legacy = await stack.enter_async_context(
+            Client(a, mode="legacy", message_handler=legacy_messages)
+        )
+        await legacy.subscribe_resource(WATCHED)
+
+        received: list[ServerEvent] = []
+
+        async def collect() -> None:
+            async for event in events:
+                received.append(event)
+
+        group = await stack.enter_async_context(anyio.create_task_group())
+        group.start_soon(collect)
+
+        async def call(tool: str) -> None:
+            result = await caller.call_tool(tool, {})
+            assert not result.is_error, result
+
+        await until_heard(
+            lambda: call("test_trigger_tool_change"),
+            lambda: ToolsListChanged() in received,
+        )
+        await until_heard(
+            lambda: call("test_trigger_prompt_change"),
+            lambda: ResourceUpdated(uri=WATCHED) in received,
+        )
+        await until_heard(
+            lambda: call("test_trigger_tool_change"),
+            lambda: "notifications/tools/list_changed" in legacy_messages.methods,
+        )
+        await until_heard(
+            lambda: call("test_trigger_prompt_change"),
+            lambda: "notifications/resources/updated" in legacy_messages.methods,
+        )
+        # Asked for neither: prompt list changes reached neither client.
+        assert PromptsListChanged() not in received
+        group.cancel_scope.cancel()
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")
+async def test_a_call_on_one_replica_reaches_clients_of_another_in_both_eras(
+    redis: RedisServer,
+) -> None:
+    with replica(redis.url) as a, replica(redis.url) as b:
+        wait_for_subscribers(redis, 2)
+        await _hear_across_replicas(a, b)
+        redis.restart()  # a cold start: no subscriptions survive on the Redis side
+        wait_for_subscribers(redis, 2)
+        await _hear_across_replicas(a, b)
+
+
+@pytest.mark.slow
+def test_redis_down_at_start_is_a_clear_error(tmp_path: Any) -> None:
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    command = [
+        sys.executable,
+        str(REPLICA_APP),
+        "--http",
+        f"127.0.0.1:{free_port()}",
+        "--redis",
+        url,
+    ]
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=PATIENCE)
+    assert refused.returncode == 1, refused.stderr
+    assert f"cannot reach Redis at {url}" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    with (
+        replica(url, "--redis-optional") as alone,
+        anyio.from_thread.start_blocking_portal() as portal,
+    ):
+        tools = portal.call(_tool_count, alone)
+    assert tools > 0
+
+
+async def _tool_count(url: str) -> int:
+    async with Client(url, mode="auto") as client:
+        return len((await client.list_tools()).tools)
+
+
+def test_redis_url_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MCP_REDIS_URL", raising=False)
+    assert RedisLink.for_server("s") is None
+    monkeypatch.setenv("MCP_REDIS_URL", "redis://:secret@db:6379/2")
+    link = RedisLink.for_server("s")
+    assert link is not None and (link.namespace, link.key("events")) == (
+        "mcpgen:s",
+        "mcpgen:s:events",
+    )
+    assert link.shown_url == "redis://:***@db:6379/2"
+    assert RedisLink.for_server("s", "redis://other/0", namespace="shop").url == "redis://other/0"  # type: ignore[union-attr]
