@@ -18,7 +18,6 @@ from .http_health import HealthEndpoints, Readiness
 from .http_param_headers import ParamHeaderCheck
 from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
-from .redis_link import RedisLink, RedisUnavailable
 from .server import GeneratedServer
 
 if TYPE_CHECKING:  # imported where used: a server on stdio does not need them
@@ -63,7 +62,8 @@ def http_app(
     and request bodies; idle sessions are closed, their GET streams included (see
     http_sessions.py).
     `authorization` makes the server an OAuth 2.1 protected resource (auth_http.py),
-    its tokens checked by `verifier` (default: JWT access tokens, auth_tokens.py);
+    its tokens checked by `verifier` (default: JWT access tokens, and opaque ones as
+    the MCPGEN_INTROSPECTION* variables say: `auth_verifiers.deployed_verifier`);
     given as the package's authorization document, it takes the deployment's
     MCPGEN_RESOURCE and MCPGEN_AUTHORIZATION_SERVERS (see `auth_http.deployed`).
     """
@@ -96,15 +96,12 @@ def http_app(
         # After RequestGuard, which reads the body the guard looks into, and before
         # SessionWatch: a caller without a valid token opens nothing.
         from .auth_http import AuthGuard, Authorization, deployed
-        from .auth_tokens import JwtVerifier
+        from .auth_verifiers import deployed_verifier
 
         if not isinstance(authorization, Authorization):
             authorization = deployed(authorization)
 
-        verifier = verifier or JwtVerifier(
-            resource=authorization.resource,
-            issuers=authorization.authorization_servers,
-        )
+        verifier = verifier or deployed_verifier(authorization)
         app.add_middleware(AuthGuard, authorization=authorization, verifier=verifier)
     # After RequestGuard (a health check names an allowed host too), before AuthGuard
     # and SessionWatch: a load balancer's probe needs no token and opens no session.
@@ -194,6 +191,22 @@ def serve(
         "(repeatable; default: $MCPGEN_AUTHORIZATION_SERVERS, else the spec's)",
     )
     parser.add_argument(
+        "--introspection",
+        nargs="?",
+        const="discover",
+        metavar="URL",
+        help="HTTP with authorization: check tokens that are no JWT by RFC 7662 "
+        "introspection at URL, or without one at the authorization server's "
+        "introspection_endpoint (default: $MCPGEN_INTROSPECTION; credentials: "
+        "$MCPGEN_INTROSPECTION_CLIENT_ID, $MCPGEN_INTROSPECTION_CLIENT_SECRET)",
+    )
+    parser.add_argument(
+        "--accept-typ-jwt",
+        action="store_true",
+        help="HTTP with authorization: accept JWT access tokens typed JWT or untyped, "
+        "not only at+jwt (default: $MCPGEN_ACCEPT_TYP_JWT)",
+    )
+    parser.add_argument(
         "--shutdown-timeout",
         type=_non_negative(float),
         default=SHUTDOWN_TIMEOUT,
@@ -201,26 +214,12 @@ def serve(
         help="HTTP: on SIGTERM, how long calls in flight may still run before they are "
         f"cancelled; 0 for no limit (default: {SHUTDOWN_TIMEOUT:g})",
     )
-    parser.add_argument(
-        "--redis",
-        metavar="URL",
-        help="share notifications and subscriptions with the other replicas through "
-        "the Redis at URL, e.g. redis://localhost:6379/0 (default: $MCP_REDIS_URL)",
-    )
-    parser.add_argument(
-        "--redis-optional",
-        action="store_true",
-        help="start even if Redis is unreachable: serve alone, and join the other "
-        "replicas once it answers (default: exit with an error)",
-    )
     options = parser.parse_args(argv)
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(
         level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    if isinstance(server, GeneratedServer):
-        _join_redis(server, options.redis, options.redis_optional, parser)
     if options.handler_timeout is not None:
         limits = replace(limits, handler_timeout=options.handler_timeout or None)
     if options.max_sessions is not None:
@@ -236,6 +235,7 @@ def serve(
         parser.error(f"--http needs HOST:PORT, not {options.http!r}")
     # Imported here: a server on stdio does not need uvicorn, nor its import time.
     from .auth_http import deployed
+    from .auth_verifiers import deployed_verifier
     from .uvicorn_server import bind_sockets, header_timeout_protocol, run_uvicorn
 
     host = host.strip("[]")  # an IPv6 address, e.g. [::1]:8000
@@ -243,6 +243,19 @@ def serve(
         sockets = bind_sockets(host, int(port))
     except OSError as exc:
         parser.exit(1, f"cannot listen on {options.http}: {exc.strerror or exc}\n")
+    deployment = verifier = None
+    if authorization is not None:
+        deployment = deployed(
+            authorization, options.resource, options.authorization_servers
+        )
+        try:
+            verifier = deployed_verifier(
+                deployment,
+                introspection=options.introspection,
+                accept_typ_jwt=options.accept_typ_jwt,
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
     app = http_app(
         server,
         host=host,
@@ -250,13 +263,8 @@ def serve(
         allowed_hosts=options.allowed_hosts or allowed_hosts,
         limits=limits,
         bound=[str(sock.getsockname()[0]) for sock in sockets],
-        authorization=(
-            None
-            if authorization is None
-            else deployed(
-                authorization, options.resource, options.authorization_servers
-            )
-        ),
+        authorization=deployment,
+        verifier=verifier,
     )
     protocol: type[Any] | str = "h11"
     if limits.header_timeout is not None:
@@ -276,26 +284,6 @@ def serve(
         sockets,
         on_shutdown=app.state.readiness.drain,
     )
-
-
-def _join_redis(
-    server: GeneratedServer,
-    url: str | None,
-    optional: bool,
-    parser: argparse.ArgumentParser,
-) -> None:
-    """Give the server the command line's Redis (else the one it was made with), and
-    check that it answers: unreachable, the command exits with an error naming it."""
-    link = RedisLink.for_server(server.name, url) if url else server.redis
-    if link is None:
-        return
-    server.use_redis(link, required=not optional)
-    if optional:
-        return
-    try:
-        anyio.run(link.check)
-    except RedisUnavailable as error:
-        parser.exit(1, f"{server.name}: {error}\n")
 
 
 def _freeze_the_start() -> None:
