@@ -18,6 +18,7 @@ from .http_health import HealthEndpoints, Readiness
 from .http_param_headers import ParamHeaderCheck
 from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
+from .redis_link import RedisLink, RedisUnavailable
 from .server import GeneratedServer
 
 if TYPE_CHECKING:  # imported where used: a server on stdio does not need them
@@ -214,12 +215,26 @@ def serve(
         help="HTTP: on SIGTERM, how long calls in flight may still run before they are "
         f"cancelled; 0 for no limit (default: {SHUTDOWN_TIMEOUT:g})",
     )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="share notifications and subscriptions with the other replicas through "
+        "the Redis at URL, e.g. redis://localhost:6379/0 (default: $MCP_REDIS_URL)",
+    )
+    parser.add_argument(
+        "--redis-optional",
+        action="store_true",
+        help="start even if Redis is unreachable: serve alone, and join the other "
+        "replicas once it answers (default: exit with an error)",
+    )
     options = parser.parse_args(argv)
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(
         level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if isinstance(server, GeneratedServer):
+        _join_redis(server, options.redis, options.redis_optional, parser)
     if options.handler_timeout is not None:
         limits = replace(limits, handler_timeout=options.handler_timeout or None)
     if options.max_sessions is not None:
@@ -284,6 +299,26 @@ def serve(
         sockets,
         on_shutdown=app.state.readiness.drain,
     )
+
+
+def _join_redis(
+    server: GeneratedServer,
+    url: str | None,
+    optional: bool,
+    parser: argparse.ArgumentParser,
+) -> None:
+    """Give the server the command line's Redis (else the one it was made with), and
+    check that it answers: unreachable, the command exits with an error naming it."""
+    link = RedisLink.for_server(server.name, url) if url else server.redis
+    if link is None:
+        return
+    server.use_redis(link, required=not optional)
+    if optional:
+        return
+    try:
+        anyio.run(link.check)
+    except RedisUnavailable as error:
+        parser.exit(1, f"{server.name}: {error}\n")
 
 
 def _freeze_the_start() -> None:
