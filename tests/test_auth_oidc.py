@@ -1,0 +1,251 @@
+"""A generated HTTP server behind a real authorization server (issue 23): oidc-provider
+(tests/authorization_server/provider.mjs) issues the JWT access tokens, and clients get
+them the ways real clients do. The typed client with a static token (client_credentials),
+and with the Python SDK's OAuthClientProvider (discovery from the 401, dynamic
+registration, PKCE, the authorization code, a step-up on 403 insufficient_scope, refresh).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import jwt
+import pytest
+from helpers import built_package, listening, write_spec
+from mcp import MCPError
+from mcp.client.auth import OAuthClientProvider
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
+from oidc_provider import OidcProvider, oidc_provider
+
+from mcpgen.runtime.auth_tokens import JwtVerifier
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]  # builds a package, runs two servers
+
+SCOPES = ["journal:read", "journal:write"]
+
+SPEC = """\
+mcpgen: 1
+server:
+  name: journal
+  version: "1"
+  authorization:
+    metadata:
+      resource: https://mcp.example.com/mcp
+      authorization_servers: [https://auth.example.com]
+      scopes_supported: [journal:read, journal:write]
+    scopes: [journal:read]
+tools:
+  whoami:
+    description: Says who called, with which scopes.
+    inputSchema: {type: object}
+  write_entry:
+    description: Writes an entry.
+    inputSchema: {type: object}
+    scopes: [journal:write]
+"""
+
+APP = """\
+import json
+import sys
+
+from journal import Handlers, run
+
+
+class Journal(Handlers):
+    async def whoami(self, args, ctx):
+        auth = ctx.auth
+        return json.dumps({"subject": auth.subject, "client_id": auth.client_id, "scopes": sorted(auth.scopes)})
+
+    async def write_entry(self, args, ctx):
+        return "written"
+
+
+run(Journal(), sys.argv[1:])
+"""
+
+REDIRECT_URI = (
+    "http://127.0.0.1:9/callback"  # never reached: the test plays the browser
+)
+
+
+@dataclass
+class Deployment:
+    provider: OidcProvider
+    url: str  # the MCP endpoint, also the resource the tokens are for
+    package: Any
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    folder = tmp_path_factory.mktemp("journal")
+    spec = write_spec(folder, SPEC)
+    (folder / "app.py").write_text(APP, encoding="utf-8")
+
+    def command(port: int) -> list[str]:
+        return [
+            sys.executable, str(folder / "app.py"),
+            "--http", f"127.0.0.1:{port}",
+            "--resource", f"http://127.0.0.1:{port}/mcp",
+        ]  # fmt: skip
+
+    with oidc_provider(SCOPES) as provider, built_package(spec, folder) as package:
+        environment = {
+            "MCPGEN_AUTHORIZATION_SERVERS": provider.issuer,
+            "PATH": "/usr/bin:/bin",
+        }
+        with listening(command, cwd=folder, env=environment) as url:
+            yield Deployment(provider, url, package)
+
+
+def whoami(content: list[Any]) -> dict[str, Any]:
+    return dict(json.loads(content[0].text))
+
+
+async def test_the_providers_tokens_pass_the_verifier(deployment: Deployment) -> None:
+    token = deployment.provider.service_token(deployment.url, "journal:read")
+    assert jwt.get_unverified_header(token)["typ"] == "at+jwt"
+    verifier = JwtVerifier(
+        resource=deployment.url, issuers=[deployment.provider.issuer]
+    )
+    access = await verifier.verify_token(token)
+    assert access is not None
+    assert (access.subject, access.client_id, access.scopes) == (
+        "service",
+        "service",
+        ["journal:read"],
+    )
+    assert access.claims["iss"] == deployment.provider.issuer
+    assert access.claims["aud"] == deployment.url
+    other = JwtVerifier(
+        resource=deployment.url + "/other", issuers=[deployment.provider.issuer]
+    )
+    assert await other.verify_token(token) is None  # issued for another resource
+
+
+async def test_the_typed_client_with_a_static_token(deployment: Deployment) -> None:
+    client_class = deployment.package.JournalClient
+    token = deployment.provider.service_token(deployment.url, "journal:read")
+    async with client_class.http(deployment.url, auth=token) as client:
+        caller = whoami(await client.whoami())
+        assert caller == {
+            "subject": "service",
+            "client_id": "service",
+            "scopes": ["journal:read"],
+        }
+        with pytest.raises(MCPError):  # 403: a static token cannot ask for more scope
+            await client.write_entry()
+    with pytest.raises(MCPError):  # 401 on the first request
+        async with client_class.http(deployment.url, auth="not-a-token"):
+            pass
+
+
+class MemoryStorage:
+    """The SDK's TokenStorage, in memory; counts the tokens it is given."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client_info: OAuthClientInformationFull | None = None
+        self.saved = 0
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+        self.saved += 1
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client_info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client_info = client_info
+
+
+class Browser:
+    """The user's browser, approving every authorization request it is sent to."""
+
+    def __init__(self, provider: OidcProvider) -> None:
+        self.provider = provider
+        self.requests: list[dict[str, list[str]]] = []
+        self.answer: dict[str, list[str]] = {}
+
+    async def open(self, authorization_url: str) -> None:
+        self.requests.append(parse_qs(urlsplit(authorization_url).query))
+        landed = await anyio.to_thread.run_sync(
+            self.provider.approve, authorization_url, REDIRECT_URI
+        )
+        self.answer = parse_qs(urlsplit(landed).query)
+
+    async def callback(self) -> AuthorizationCodeResult:
+        assert "code" in self.answer, self.answer
+        return AuthorizationCodeResult(
+            code=self.answer["code"][0],
+            state=self.answer["state"][0],
+            iss=self.answer.get("iss", [None])[0],
+        )
+
+
+def oauth(
+    deployment: Deployment, storage: MemoryStorage, browser: Browser
+) -> OAuthClientProvider:
+    metadata = OAuthClientMetadata(
+        client_name="journal typed client",
+        redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]  # pydantic parses the str
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        token_endpoint_auth_method="none",
+    )
+    return OAuthClientProvider(
+        deployment.url, metadata, storage, browser.open, browser.callback
+    )
+
+
+async def test_the_typed_client_with_the_sdks_oauth_provider(
+    deployment: Deployment,
+) -> None:
+    client_class = deployment.package.JournalClient
+    storage, browser = MemoryStorage(), Browser(deployment.provider)
+    provider = oauth(deployment, storage, browser)
+    async with client_class.http(deployment.url, auth=provider) as client:
+        caller = whoami(await client.whoami())
+        assert caller["subject"] == "alice"  # the user who approved, not the client
+        assert caller["scopes"] == ["journal:read"]  # what the 401 asked for
+        assert (
+            storage.client_info is not None
+            and caller["client_id"] == storage.client_info.client_id
+        )
+        first = browser.requests[0]
+        assert first["code_challenge_method"] == ["S256"] and first["resource"] == [
+            deployment.url
+        ]
+        # What the 401 asked for, and a refresh token (the provider supports offline_access).
+        assert first["scope"] == ["journal:read offline_access"]
+        assert storage.tokens is not None and storage.tokens.refresh_token
+
+        # A tool needing more: 403 insufficient_scope, then a new authorization asking for both.
+        assert await client.write_entry()
+        assert len(browser.requests) == 2
+        assert set(browser.requests[1]["scope"][0].split()) == {
+            *SCOPES,
+            "offline_access",
+        }
+        assert whoami(await client.whoami())["scopes"] == SCOPES
+
+        # The access token's lifetime ends (the expiry the SDK keeps, moved into the past):
+        # the next call refreshes it, without the browser.
+        expired = storage.tokens.access_token
+        provider.context.token_expiry_time = time.time() - 1
+        assert whoami(await client.whoami())["scopes"] == SCOPES
+        assert storage.tokens.access_token != expired and len(browser.requests) == 2
