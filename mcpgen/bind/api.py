@@ -116,6 +116,17 @@ class Method:
 
 
 @dataclass(frozen=True)
+class Forward:
+    """A method of `ForwardingHandlers` (a spec with `server.upstream`): the handler's
+    signature, and the `Upstream` call its body returns (`call_model("get_pet", args,
+    _models.GetPetOutput)`)."""
+
+    method: Method
+    call: str
+    docstring: str  # its first line: the tool and the HTTP request it becomes
+
+
+@dataclass(frozen=True)
 class Binding:
     """One entry of server.py's `build_server(...)` tables: `constructor(arguments)`.
 
@@ -150,6 +161,8 @@ class PythonApi:
     models: dict[str, str]  # every public model name -> the module of models/ that defines it
     imports: dict[str, ModuleImports] = field(default_factory=dict)  # generated module -> its imports
     scopes: dict[str, Scope] = field(default_factory=dict)  # generated module -> its names
+    forwarding: tuple[Forward, ...] = ()  # ForwardingHandlers' methods (`server.upstream`)
+    serves_forwarded: bool = False  # ForwardingHandlers answers everything: `python -m PACKAGE`
 
     def handler(self, key: str) -> Method:
         return self._handlers[key]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from mcpgen.bind import forwarding
 from mcpgen.bind.api import Binding, Method, ModuleImports, PythonApi
 from mcpgen.bind.methods import MethodBinder
 from mcpgen.bind.types import MODELS_MODULE, ModelTypes
@@ -55,6 +56,12 @@ def bind(api: Api, index: ModelIndex, model_modules: dict[str, str]) -> PythonAp
         ),
         "app.py": _starter_imports(api, handlers),
     }
+    forwards = forwarding.forwards(api, handlers, index)
+    if api.upstream is not None:
+        scopes[module_names.FORWARDING.module] = _scope(module_names.FORWARDING, model_names)
+        scopes[module_names.PACKAGE_MAIN.module] = _scope(module_names.PACKAGE_MAIN, frozenset())
+        imports[module_names.FORWARDING.module] = forwarding.forwarding_imports(forwards)
+        imports[module_names.PACKAGE_MAIN.module] = forwarding.main_imports()
     exports = [item.bound for item in module_names.RUNTIME_EXPORTS]
     exports += [api.client_class, *(item.bound for item in module_names.PACKAGE_ENTRY_POINTS), *model_modules]
     return PythonApi(
@@ -67,6 +74,8 @@ def bind(api: Api, index: ModelIndex, model_modules: dict[str, str]) -> PythonAp
         dict(model_modules),
         imports,
         scopes,
+        forwards,
+        forwarding.serves_everything(api, handlers, forwards),
     )
 
 

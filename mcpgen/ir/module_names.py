@@ -215,4 +215,24 @@ MODELS = ModuleNames(
     ("_MODULES", "__all__", "__getattr__", "__dir__"),
 )
 
-GENERATED_MODULES = (HANDLERS, CLIENT, SERVER, PACKAGE_INIT, MODELS)
+# A spec with `server.upstream`: handlers that forward tool calls to the HTTP API, and
+# `python -m PACKAGE` serving them.
+FORWARDING = ModuleNames(
+    "forwarding.py",
+    (
+        *HANDLERS.imports,
+        *_from("._runtime.upstream", "Upstream"),
+        *_from(".handlers", "Handlers"),
+        *_from(".", "models as _models"),
+    ),
+    ("ForwardingHandlers",),
+    HANDLERS.method_names,
+)
+
+PACKAGE_MAIN = ModuleNames(
+    "__main__.py",
+    (FUTURE, *_from(".forwarding", "ForwardingHandlers"), *_from(".server", "run")),
+    (),
+)
+
+GENERATED_MODULES = (HANDLERS, CLIENT, SERVER, PACKAGE_INIT, MODELS, FORWARDING, PACKAGE_MAIN)

@@ -61,6 +61,14 @@ def _require_classes(api: Api, index: ModelIndex) -> None:
         raise ModelRenderError(f"no class for {', '.join(missing)}", dict.fromkeys(missing, reason))
 
 
+def _forwarding_modules(python: PythonApi) -> tuple[str, ...]:
+    """A spec with `server.upstream` gets forwarding.py, and `__main__.py` when its
+    ForwardingHandlers answers everything (else a user's subclass must, and serve itself)."""
+    if "forwarding.py" not in python.imports:
+        return ()
+    return ("forwarding.py", "__main__.py") if python.serves_forwarded else ("forwarding.py",)
+
+
 @dataclass(frozen=True)
 class RenderedPackage:
     files: dict[str, bytes]  # path in the package -> content
@@ -82,7 +90,7 @@ def render_package(api: Api, context: BuildContext | None = None) -> RenderedPac
     python = bind(api, index, models.names)
     view = PythonView(api, python, index)
     templated = {f"{MODELS_DIRECTORY}/__init__.py": render_template("models_init.py.jinja", api=api, view=view)}
-    for module in TEMPLATED_MODULES:
+    for module in TEMPLATED_MODULES + _forwarding_modules(python):
         templated[module] = render_template(f"{module}.jinja", api=api, view=view, python=python)
     progress.stage("server, handlers and client")
     texts = dict(zip(templated, context.formatter.format_modules(list(templated.values()), context), strict=True))

@@ -84,7 +84,12 @@ class Upstream:
         """`url` overrides MCP_UPSTREAM_URL and the document's; `environment` (default
         os.environ) holds MCP_UPSTREAM_URL and the credentials."""
         self.environment = os.environ if environment is None else environment
-        self.url = url or self.environment.get(URL_VARIABLE) or str(document["url"])
+        chosen = url or self.environment.get(URL_VARIABLE) or document.get("url")
+        if not chosen:
+            raise ValueError(
+                f"the API's base URL is unknown: set {URL_VARIABLE} (the spec has none)"
+            )
+        self.url = str(chosen)
         self.settings = settings or UpstreamSettings()
         self.schemes: Mapping[str, Any] = document.get("securitySchemes", {})
         self.security = document.get("security", [])
@@ -95,8 +100,9 @@ class Upstream:
         self._client: httpx.AsyncClient | None = None
 
     @classmethod
-    def from_package(cls, package: str, **options: Any) -> Upstream:
-        document = upstream_document(package)
+    def from_package(cls, package: str | None, **options: Any) -> Upstream:
+        """The API of `package`'s upstream.json (`__package__` of a generated module)."""
+        document = upstream_document(package) if package else None
         if document is None:
             raise ValueError(f"package {package!r} has no {UPSTREAM_FILE}")
         return cls(document, **options)
