@@ -8,17 +8,26 @@ registration, PKCE, the authorization code, a step-up on 403 insufficient_scope,
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import jwt
 import pytest
-from helpers import built_package, listening, write_spec
+from helpers import (
+    ROOT,
+    built_package,
+    listening,
+    node_environment,
+    require_node_tools,
+    write_spec,
+)
 from mcp import MCPError
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import (
@@ -58,6 +67,7 @@ tools:
 
 APP = """\
 import json
+import subprocess
 import sys
 
 from journal import Handlers, run
@@ -75,6 +85,7 @@ class Journal(Handlers):
 run(Journal(), sys.argv[1:])
 """
 
+SDK_CLIENT = ROOT / "tests" / "authorization_server" / "sdk_client.mjs"
 REDIRECT_URI = (
     "http://127.0.0.1:9/callback"  # never reached: the test plays the browser
 )
@@ -249,3 +260,40 @@ async def test_the_typed_client_with_the_sdks_oauth_provider(
         provider.context.token_expiry_time = time.time() - 1
         assert whoami(await client.whoami())["scopes"] == SCOPES
         assert storage.tokens.access_token != expired and len(browser.requests) == 2
+
+
+def test_the_typescript_sdks_whole_oauth_flow(
+    deployment: Deployment, tmp_path: Path
+) -> None:
+    """The TypeScript SDK client, from the first 401 to a call that needs more scope."""
+    tools = require_node_tools()
+    command = [
+        "node",
+        str(SDK_CLIENT),
+        "--url",
+        deployment.url,
+        "--modules",
+        str(tools / "node_modules"),
+    ]
+    ran = subprocess.run(
+        command,
+        env=node_environment(tools, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    seen = json.loads(ran.stdout.splitlines()[-1])
+    first, step_up = seen["authorizations"]
+    assert (
+        first["resource"] == deployment.url and first["code_challenge_method"] == "S256"
+    )
+    assert first["scope"] == "journal:read"  # the 401's scope
+    assert set(step_up["scope"].split()) == set(SCOPES)  # the 403's
+    assert seen["first"] == {
+        "subject": "alice",
+        "client_id": seen["client_id"],
+        "scopes": ["journal:read"],
+    }
+    assert seen["written"] == "written"
+    assert seen["after"]["scopes"] == SCOPES
