@@ -10,6 +10,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -103,3 +104,119 @@ def redis() -> Iterator[RedisServer]:
     """A fresh redis-server for one test."""
     with redis_server() as server:
         yield server
+
+
+# --- replicas of a generated server behind HAProxy (test_load_balancer.py, benchmarks/replicas.py)
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+HAPROXY_CONFIG = DEPLOY / "haproxy.cfg"  # the file deploy/compose.yaml mounts, run as it is
+REPLICATED = Path(__file__).resolve().parent / "replicas"  # spec.yaml and app.py of the replicas
+REPLICA_VARIABLES = ("MCP_REPLICA_1", "MCP_REPLICA_2", "MCP_REPLICA_3")
+
+
+def build_replicated(folder: Path) -> Path:
+    """tests/replicas built in `folder` (the `replicated` package beside app.py); `folder`."""
+    for name in ("spec.yaml", "app.py"):
+        shutil.copy(REPLICATED / name, folder / name)
+    subprocess.run([sys.executable, "-m", "mcpgen", "build", "spec.yaml"], cwd=folder, check=True, capture_output=True)
+    return folder
+
+
+@dataclass
+class Replica:
+    """One `app.py --http` process; `slow` calls it took are listed in `call_log`."""
+
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+    call_log: Path
+    output: Path
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.address}/mcp"
+
+    def calls(self) -> set[str]:
+        """The ids of the `slow` calls this replica started."""
+        return set(self.call_log.read_text().split()) if self.call_log.exists() else set()
+
+    def log(self) -> str:
+        return self.output.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+@contextmanager
+def replicas(folder: Path, count: int, *arguments: str) -> Iterator[list[Replica]]:
+    """`count` replicas of the server built in `folder` (see `build_replicated`), named
+    replica1.., sharing one MCP_REQUEST_STATE_KEY, each on a free loopback port with
+    `arguments` after `--http`; stopped (SIGTERM) afterwards."""
+    environment = dict(os.environ, MCP_REQUEST_STATE_KEY=os.urandom(32).hex())
+    started: list[Replica] = []
+    try:
+        for number in range(1, count + 1):
+            name, port = f"replica{number}", free_port()
+            output = folder / f"{name}-{port}.log"
+            call_log = folder / f"{name}-{port}.calls"
+            with output.open("wb") as sink:
+                process = subprocess.Popen(
+                    [sys.executable, "app.py", "--http", f"127.0.0.1:{port}", *arguments],
+                    cwd=folder,
+                    env={**environment, "REPLICA_NAME": name, "CALL_LOG": str(call_log)},
+                    stdin=subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                )
+            started.append(Replica(name, port, process, call_log, output))
+        for replica in started:
+            try:
+                wait_for_port(replica.port, replica.process, timeout=60)
+            except (RuntimeError, TimeoutError) as error:
+                pytest.fail(f"{replica.name}: {error}\n{replica.log()}", pytrace=False)
+        yield started
+    finally:
+        for replica in started:
+            replica.stop()
+
+
+@contextmanager
+def haproxy(backends: list[str]) -> Iterator[str]:
+    """HAProxy running deploy/haproxy.cfg on a free loopback port in front of `backends`
+    (1 to 3 HOST:PORT); yields the MCP URL clients use; stopped afterwards."""
+    assert 1 <= len(backends) <= len(REPLICA_VARIABLES), backends
+    port = free_port()
+    environment = dict(os.environ, MCP_LB_BIND=f"127.0.0.1:{port}")
+    for variable in REPLICA_VARIABLES:
+        environment.pop(variable, None)
+    environment.update(zip(REPLICA_VARIABLES, backends, strict=False))
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(
+        [require_program("haproxy"), "-db", "-f", str(HAPROXY_CONFIG)],
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        try:
+            wait_for_port(port, process)
+        except (RuntimeError, TimeoutError) as error:
+            log.seek(0)
+            pytest.fail(f"haproxy: {error}\n{log.read().decode(errors='replace')}", pytrace=False)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=10)
+        log.close()

@@ -1,0 +1,30 @@
+"""One replica of the `replicated` server: REPLICA_NAME names it in every answer, and
+`slow` appends each call's id to CALL_LOG before it waits, so a test can tell which calls
+a replica had in flight when it was killed."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import anyio
+from replicated import Context, Handlers, SlowInput, WhoamiInput, run
+
+NAME = os.environ.get("REPLICA_NAME", str(os.getpid()))
+
+
+class Replica(Handlers):
+    async def whoami(self, args: WhoamiInput, ctx: Context) -> str:
+        return NAME
+
+    async def slow(self, args: SlowInput, ctx: Context) -> str:
+        log = os.environ.get("CALL_LOG")
+        if log:
+            with open(log, "a", encoding="utf-8") as calls:
+                calls.write(args.call + "\n")
+        await anyio.sleep(args.seconds)
+        return NAME
+
+
+if __name__ == "__main__":
+    run(Replica(), sys.argv[1:])

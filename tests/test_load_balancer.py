@@ -1,0 +1,262 @@
+"""Replicas of a generated server behind a real HAProxy running deploy/haproxy.cfg: both
+protocol eras through it, 2025-11-25 sessions kept to their replica, a replica killed
+under load losing only its own calls, and SIGTERM draining a replica without losing any.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from services import Replica, build_replicated, haproxy, replicas
+
+pytestmark = pytest.mark.slow
+
+VERSION = "2026-07-28"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_replicated(tmp_path_factory.mktemp("replicated"))
+
+
+@pytest.fixture
+def three(folder: Path) -> Iterator[tuple[list[Replica], str]]:
+    """Three replicas, and the URL of HAProxy in front of them."""
+    with replicas(folder, 3) as started, haproxy([r.address for r in started]) as url:
+        yield started, url
+
+
+def text_of(result: Any) -> str:
+    assert not result.is_error, result
+    return str(result.content[0].text)
+
+
+# --- both eras ---------------------------------------------------------------------------
+
+
+def test_2026_requests_go_to_every_replica(three: tuple[list[Replica], str]) -> None:
+    """2026-07-28 requests stand alone: round robin sends them to each replica in turn."""
+    started, url = three
+
+    async def names() -> list[str]:
+        async with Client(url, mode="auto") as client:
+            return [text_of(await client.call_tool("whoami", {})) for _ in range(12)]
+
+    answered = anyio.run(names)
+    assert set(answered) == {r.name for r in started}
+
+
+def test_a_2025_session_keeps_to_its_replica(three: tuple[list[Replica], str]) -> None:
+    """Each session is pinned by its Mcp-Session-Id to the replica that opened it (a
+    session lives there only: elsewhere it would be 404); the sessions spread."""
+    started, url = three
+
+    async def session_names() -> list[str]:
+        async with Client(url, mode="legacy") as client:
+            return [text_of(await client.call_tool("whoami", {})) for _ in range(6)]
+
+    async def sessions() -> list[list[str]]:
+        found: list[list[str]] = []
+
+        async def one() -> None:
+            found.append(await session_names())
+
+        async with anyio.create_task_group() as group:
+            for _ in range(6):
+                group.start_soon(one)
+        return found
+
+    found = anyio.run(sessions)
+    assert all(len(set(names)) == 1 for names in found), found
+    assert len({names[0] for names in found}) >= 2, found
+
+
+# --- a replica lost under load -------------------------------------------------------------
+
+
+@dataclass
+class Call:
+    id: str
+    started: float
+    answer: str | None = None  # the replica that answered
+    error: str | None = None
+
+
+async def call_slow(http: httpx2.AsyncClient, url: str, call: Call, seconds: float) -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": VERSION, "io.modelcontextprotocol/clientCapabilities": {}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"seconds": seconds, "call": call.id}, "_meta": meta},
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": VERSION,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "slow",
+    }
+    try:
+        response = await http.post(url, json=body, headers=headers)
+    except httpx2.HTTPError as exc:
+        call.error = repr(exc)
+        return
+    if response.status_code != 200:
+        call.error = f"HTTP {response.status_code}: {response.text[:200]}"
+        return
+    result = response.json().get("result", {})
+    if result.get("isError") or not result.get("content"):
+        call.error = str(response.json())[:300]
+        return
+    call.answer = result["content"][0]["text"]
+
+
+async def under_load(url: str, workers: int, seconds: float, action_at: float, action: Any) -> tuple[list[Call], float]:
+    """`workers` clients calling `slow` (0.3 s) in a loop for `seconds`; `action()` runs
+    `action_at` seconds in. Every call made, and when the action was over (monotonic)."""
+    calls: list[Call] = []
+    end = time.monotonic() + seconds
+    acted = 0.0
+
+    async def worker(number: int) -> None:
+        # A connection per call: HAProxy then picks a replica per call, as for many clients.
+        async with httpx2.AsyncClient(timeout=60, limits=httpx2.Limits(max_keepalive_connections=0)) as http:
+            sequence = 0
+            while time.monotonic() < end:
+                sequence += 1
+                call = Call(f"w{number}-{sequence}", time.monotonic())
+                calls.append(call)
+                await call_slow(http, url, call, 0.3)
+
+    async def act() -> None:
+        nonlocal acted
+        await anyio.sleep(action_at)
+        await anyio.to_thread.run_sync(action)
+        acted = time.monotonic()
+
+    async with anyio.create_task_group() as group:
+        for number in range(workers):
+            group.start_soon(worker, number)
+        group.start_soon(act)
+    return calls, acted
+
+
+def test_a_replica_killed_under_load_loses_only_its_own_calls(three: tuple[list[Replica], str]) -> None:
+    started, url = three
+    victim = started[1]
+
+    def kill() -> None:
+        victim.process.send_signal(signal.SIGKILL)
+        victim.process.wait(timeout=10)  # gone, its sockets closed with it
+
+    calls, killed = anyio.run(under_load, url, 24, 8.0, 3.0, kill)
+
+    failed = [call for call in calls if call.error is not None]
+    answered = [call for call in calls if call.answer is not None]
+    survivors = set().union(*(r.calls() for r in started if r is not victim))
+    assert len(answered) + len(failed) == len(calls)
+    assert len(answered) > 100, f"only {len(answered)} calls answered"
+    # What failed was in flight at the kill, and no surviving replica had it: the victim's.
+    assert failed, "the kill caught no call in flight"
+    assert all(call.started < killed for call in failed), [c for c in failed if c.started >= killed]
+    assert not {call.id for call in failed} & survivors
+    assert {call.id for call in failed} & victim.calls()
+    # After the kill the others answered everything, the victim nothing more.
+    later = [call for call in answered if call.started > killed]
+    assert later and victim.name not in {call.answer for call in later}
+    assert {call.answer for call in later} == {r.name for r in started if r is not victim}
+
+
+def test_sigterm_drains_a_replica_without_losing_a_call(three: tuple[list[Replica], str]) -> None:
+    """A rolling restart: the replica told to stop finishes what it took, takes nothing
+    new (HAProxy sends that elsewhere), and exits."""
+    started, url = three
+    victim = started[1]
+    calls, stopped = anyio.run(under_load, url, 24, 6.0, 2.0, lambda: victim.process.send_signal(signal.SIGTERM))
+
+    assert [call for call in calls if call.error is not None] == []
+    assert victim.process.wait(timeout=30) is not None
+    assert {call.answer for call in calls if call.started > stopped + 1} == {r.name for r in started if r is not victim}
+    assert victim.name in {call.answer for call in calls if call.started < stopped}
+
+
+# --- graceful shutdown of one process --------------------------------------------------------
+
+
+def refused(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
+def exit_within(process: subprocess.Popen[bytes], seconds: float) -> float:
+    """Seconds until `process` exits (failing the test after `seconds`)."""
+    begun = time.monotonic()
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"still running {seconds} s after SIGTERM", pytrace=False)
+    return time.monotonic() - begun
+
+
+def test_sigterm_lets_a_call_in_flight_finish_and_ends_the_streams(folder: Path) -> None:
+    """The slow call completes, a new connection is refused, and the process exits as soon
+    as the call is done: the 2025-11-25 GET stream open beside it does not hold it."""
+    with replicas(folder, 1, "--shutdown-timeout", "20") as (replica,):
+        outcome: dict[str, Any] = {}
+
+        async def scenario() -> None:
+            async with Client(replica.url, mode="auto") as caller, Client(replica.url, mode="legacy") as listener:
+                await caller.list_tools()  # the client checks results against the listed tools
+                await listener.list_tools()
+                async with anyio.create_task_group() as group:
+
+                    async def slow_call() -> None:
+                        outcome["answer"] = text_of(await caller.call_tool("slow", {"seconds": 3, "call": "in-flight"}))
+
+                    group.start_soon(slow_call)
+                    while "in-flight" not in replica.calls():
+                        await anyio.sleep(0.05)
+                    replica.process.send_signal(signal.SIGTERM)
+                    outcome["signalled"] = time.monotonic()
+                    await anyio.sleep(0.5)
+                    outcome["refused"] = await anyio.to_thread.run_sync(refused, replica.port)
+                outcome["answered"] = time.monotonic()
+
+        anyio.run(scenario)
+        assert outcome["answer"] == replica.name
+        assert outcome["refused"], "a new connection was accepted while draining"
+        waited = exit_within(replica.process, 15)
+        # Exited right after the call (under 3 s after the signal), not at the 20 s bound.
+        assert outcome["answered"] + waited - outcome["signalled"] < 10, replica.log()
+
+
+def test_sigterm_cancels_calls_past_the_bound(folder: Path) -> None:
+    with replicas(folder, 1, "--shutdown-timeout", "1") as (replica,):
+
+        async def scenario() -> float:
+            async with httpx2.AsyncClient(timeout=60) as http, anyio.create_task_group() as group:
+                call = Call("endless", time.monotonic())
+                group.start_soon(call_slow, http, replica.url, call, 60.0)
+                while "endless" not in replica.calls():
+                    await anyio.sleep(0.05)
+                replica.process.send_signal(signal.SIGTERM)
+                waited = await anyio.to_thread.run_sync(exit_within, replica.process, 15.0)
+            assert call.answer is None
+            return waited
+
+        # The 1 s bound, and the little uvicorn and the app take to stop after it.
+        assert anyio.run(scenario) < 8
