@@ -121,7 +121,14 @@ def _write(result: pipeline.Build, force: bool, spec: Path | None = None) -> int
             print(f"    {shown(signature)}")
     if written.methods_to_remove:
         print(f"Handlers no longer needs: {shown(', '.join(written.methods_to_remove))}; remove it from your subclass.")
-    if written.first_build and spec is not None:
+    if written.first_build and (written.directory / "__main__.py").is_file():
+        # A spec with server.upstream whose tools all forward: nothing to fill in.
+        serve = f"{_interpreter(written.directory)} -m {written.directory.name}"
+        print(
+            f"next: serve it with `{shown(serve)}` "
+            "(MCP_UPSTREAM_URL and MCP_UPSTREAM_<SCHEME> in the environment: see forwarding.py)"
+        )
+    elif written.first_build and spec is not None:
         write_app, serve = _next_steps(spec, written.directory)
         print(
             f"next: `{shown(write_app)}` writes a Handlers subclass to fill in; "
@@ -135,13 +142,21 @@ def _next_steps(spec: Path, package: Path) -> tuple[str, str]:
     the package is imported from its folder, so that folder goes on PYTHONPATH unless it
     is this one; the interpreter is mcpgen's own, unless `python` on PATH is that one."""
     import shlex
-    import shutil
 
     app = "app.py" if not Path("app.py").exists() else f"{package.name}_app.py"
+    return f"mcpgen stub {shlex.quote(str(spec))} > {app}", f"{_interpreter(package)} {app}"
+
+
+def _interpreter(package: Path) -> str:
+    """`python`, or mcpgen's own interpreter, with the package's folder on PYTHONPATH
+    unless it is this directory."""
+    import shlex
+    import shutil
+
     folder = os.path.relpath(os.path.abspath(package.parent))
     python = "python" if shutil.which("python") == sys.executable else shlex.quote(sys.executable)
     path = "" if folder == "." else f"PYTHONPATH={shlex.quote(folder)} "
-    return f"mcpgen stub {shlex.quote(str(spec))} > {app}", f"{path}{python} {app}"
+    return f"{path}{python}"
 
 
 def build(

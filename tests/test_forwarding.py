@@ -20,7 +20,7 @@ from typing import Any
 import httpx2
 import mcp_types as types
 import pytest
-from helpers import ERA, build_and_write, imported, listening
+from helpers import ERA, build_and_write, imported, listening, run_mcpgen
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from recording_upstream import Answer, Recorded, RecordingApi, recording_api
@@ -221,3 +221,11 @@ async def test_python_m_package_forwards_calls(transport: str, mode: str, packag
     assert [r.path for r in retried] == ["/v1/pets/503"] * 3  # a GET: retried, then the error
     for request in fresh.requests:  # the caller's own token never reaches the API
         assert request.headers.get("authorization") in (None, "Bearer token-2")
+
+
+def test_the_first_build_says_how_to_serve_it(tmp_path: Path) -> None:
+    (tmp_path / "pet_api.yaml").write_text(SPEC.read_text())
+    result = run_mcpgen("build", "pet_api.yaml", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "next: serve it with `PYTHONPATH=out " in result.stdout
+    assert " -m pet_api` (MCP_UPSTREAM_URL and MCP_UPSTREAM_<SCHEME> in the environment" in result.stdout
