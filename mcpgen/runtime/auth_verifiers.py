@@ -47,10 +47,11 @@ class ByTokenShape:
 
 
 def looks_like_jwt(token: str) -> bool:
-    """Whether `token` is shaped as a signed JWT: three base64url parts, the first a
-    JSON object naming an `alg` (opaque tokens may hold dots too)."""
+    """Whether `token` is shaped as a JWT: three base64url parts, the first a JSON
+    object naming an `alg` (opaque tokens may hold dots too). An unsigned one (empty
+    signature) is a JWT too, for the JWT verifier to refuse."""
     parts = token.split(".")
-    if len(parts) != 3 or not all(parts):
+    if len(parts) != 3 or not parts[0] or not parts[1]:
         return False
     try:
         header = json.loads(
