@@ -296,3 +296,17 @@ def test_redis_url_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
     )
     assert link.shown_url == "redis://:***@db:6379/2"
     assert RedisLink.for_server("s", "redis://other/0", namespace="shop").url == "redis://other/0"  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_the_fanout_benchmark_prints_its_table() -> None:
+    script = ROOT / "benchmarks" / "fanout.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--events", "5"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Notification fan-out, 5 events one at a time (ms)" in result.stdout
+    assert "across replicas: call on B -> listener on A       5" in result.stdout
