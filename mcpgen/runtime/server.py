@@ -12,7 +12,7 @@ import warnings
 import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, cast, get_args
 
 import mcp_types as types
@@ -41,13 +41,9 @@ from .package_data import schema_document
 from .prompts import PromptBinding, PromptTable, prompt_messages_mismatches
 from .redis_link import RedisLink
 from .resources import ResourceBinding, ResourceTable, TemplateBinding
+from .task_serving import ServedTasks, serve_tasks
 from .task_store import TaskStore
-from .task_store_memory import InMemoryTaskStore
-from .tasks import TaskRunner
 from .tasks_legacy import CAPABILITY as LEGACY_TASKS_CAPABILITY
-from .tasks_legacy import LegacyTasks
-from .tasks_modern import EXTENSION as MODERN_TASKS
-from .tasks_modern import ModernTasks
 from .tools import InvalidArguments, ListFromSchema, ToolBinding, ToolTable
 
 if TYPE_CHECKING:  # imported where used: only servers given a Redis need it
@@ -105,8 +101,9 @@ class GeneratedServer(Server[Any]):
             super().__init__(name, **options)
         self.declared = declared
         self.limits = limits or Limits()
-        # Where tasks are kept, when some tool may run as one (see build_server).
+        # Where tasks are kept, when some tool may run as one (see task_serving.py).
         self.task_store: TaskStore | None = None
+        self.tasks: ServedTasks | None = None
         # Per 2025-11-25 connection: the standalone channels notifications go out on.
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
         self._subscribed: weakref.WeakKeyDictionary[Any, set[str]] = (
@@ -136,15 +133,13 @@ class GeneratedServer(Server[Any]):
             required=required,
         )
         self.bus = self._redis_bus
+        if self.tasks is not None:  # and tasks are kept there too
+            self.task_store = self.tasks.use_redis(link, self.limits.tasks)
 
     @asynccontextmanager
     async def _lifespan(self) -> AsyncIterator[dict[str, Any]]:
-        """What runs while the server serves (stdio, or the HTTP app): the Redis
-        subscriber, when there is one."""
-        if self._redis_bus is None:
-            yield {}
-            return
-        async with self._redis_bus.running():
+        """While the server serves (stdio, or the HTTP app): its Redis subscriber."""
+        async with self._redis_bus.running() if self._redis_bus else nullcontext():
             yield {}
 
     def create_initialization_options(
@@ -238,26 +233,20 @@ class GeneratedServer(Server[Any]):
             ]:
                 await _quietly(connection.send_resource_updated(event.uri))
             return
+        send = _LIST_CHANGED_SENDS[type(event)]
         for connection in list(self._connections):
-            if isinstance(event, ToolsListChanged):
-                await _quietly(connection.send_tool_list_changed())
-            elif isinstance(event, PromptsListChanged):
-                await _quietly(connection.send_prompt_list_changed())
-            else:
-                await _quietly(connection.send_resource_list_changed())
+            await _quietly(getattr(connection, send)())
 
 
-# From least to most severe: a level lets itself and everything after it through.
-_LOG_LEVELS: list[types.LoggingLevel] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-]
+# From least to most severe (the order the type lists them in): a level lets itself
+# and everything after it through.
+# What a 2025-11-25 connection is told a list changed with.
+_LIST_CHANGED_SENDS = {
+    ToolsListChanged: "send_tool_list_changed",
+    PromptsListChanged: "send_prompt_list_changed",
+    ResourcesListChanged: "send_resource_list_changed",
+}
+_LOG_LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
@@ -311,9 +300,11 @@ def build_server(
     arguments are answered; `page_size` splits the lists into pages (None: one page);
     `limits` bound what handlers and clients may cost (None: `Limits()`, the defaults).
     `task_store` keeps the tasks of tools that may run as tasks (their binding's
-    `task_support`; None: an `InMemoryTaskStore` bounded by `limits.tasks`).
+    `task_support`; None: a `RedisTaskStore` in `redis`, else an `InMemoryTaskStore`,
+    bounded by `limits.tasks`; see task_serving.py).
     `redis` (a URL, or a `RedisLink`; None: $MCP_REDIS_URL, if set) is the Redis the
-    server's replicas share notifications through (see `GeneratedServer.use_redis`).
+    server's replicas share notifications and tasks through (see
+    `GeneratedServer.use_redis`).
     """
     if not package:
         raise ValueError("build_server() needs the generated package: pass __package__")
@@ -447,12 +438,8 @@ def build_server(
         # Innermost, so the SDK's tracing and requestState middleware still see it.
         server.middleware.append(ListFromSchema(tool_table, server))
         if any(binding.task_support != "forbidden" for binding in tools.values()):
-            server.task_store = task_store or InMemoryTaskStore(server.limits.tasks)
-            runner = TaskRunner(server.task_store, is_error_status="failed")
-            server.middleware.append(LegacyTasks(tool_table, server, runner, page_size))
-            server.extensions[MODERN_TASKS] = {}  # in 2026-07-28's server/discover
-            modern = TaskRunner(server.task_store, is_error_status="completed")
-            server.middleware.append(ModernTasks(tool_table, server, modern))
+            server.tasks = serve_tasks(server, tool_table, page_size, task_store)
+            server.task_store = server.tasks.store
     return server
 
 

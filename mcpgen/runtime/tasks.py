@@ -45,6 +45,7 @@ from .log import logger
 if TYPE_CHECKING:  # server.py imports the tables, which import this module
     from .server import GeneratedServer
     from .task_store import TaskLimits, TaskStore
+    from .task_store_common import RelayListener
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TerminalStatus = Literal["completed", "failed", "cancelled"]
@@ -230,12 +231,26 @@ class TaskRunner:
     def __init__(
         self, store: TaskStore, *, is_error_status: TerminalStatus = "completed"
     ) -> None:
-        self.store = store
         self.is_error_status = is_error_status
         self._running: dict[str, asyncio.Task[None]] = {}
+        self._relay_listeners: list[RelayListener] = []
+        self.use_store(store)
+
+    def use_store(self, store: TaskStore) -> None:
+        """Keep tasks in `store` from now on (before any is made: a server given its
+        Redis after it was built)."""
+        self.store = store
         # A task that ends elsewhere (cancelled on another replica, its ttl over)
         # stops its work here.
         store.signals.on_ended(self._stop_work)
+        for listener in self._relay_listeners:
+            store.signals.on_relayed(listener)
+
+    def on_relayed(self, listener: RelayListener) -> None:
+        """Hear the messages relayed to the tasks running here (from another replica),
+        whatever store is used."""
+        self._relay_listeners.append(listener)
+        self.store.signals.on_relayed(listener)
 
     @property
     def limits(self) -> TaskLimits:

@@ -118,7 +118,7 @@ class ModernTasks:
         self.window = window
         self.waits = InputWaits()
         self._noting: set[asyncio.Future[None]] = set()
-        runner.store.signals.on_relayed(self._relayed)
+        runner.on_relayed(self._relayed)
         self._methods: dict[
             str,
             Callable[[ServerRequestContext[Any, Any], str], Awaitable[dict[str, Any]]],
