@@ -238,14 +238,14 @@ class GeneratedServer(Server[Any]):
             await _quietly(getattr(connection, send)())
 
 
-# From least to most severe (the order the type lists them in): a level lets itself
-# and everything after it through.
 # What a 2025-11-25 connection is told a list changed with.
 _LIST_CHANGED_SENDS = {
     ToolsListChanged: "send_tool_list_changed",
     PromptsListChanged: "send_prompt_list_changed",
     ResourcesListChanged: "send_resource_list_changed",
 }
+# From least to most severe (the order the type lists them in): a level lets itself
+# and everything after it through.
 _LOG_LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)
 
 
