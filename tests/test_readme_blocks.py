@@ -118,6 +118,26 @@ FATES: dict[str, Fate] = {
         "# asgi.py: the server behind a bearer token",
         ("tests/test_security.py::test_the_bearer_token_example_guards_the_server",),
     ),
+    "Deployment: text": Fate(
+        "                 clients, both eras",
+        ("tests/test_load_balancer.py::test_2026_requests_go_to_every_replica",),
+        "a drawing of the topology deploy/compose.yaml makes and the test starts",
+    ),
+    "Deployment: yaml": Fate(
+        "# Three replicas of one MCP server behind HAProxy",
+        (
+            "tests/test_deploy_files.py::test_the_readme_shows_the_files_as_they_are",
+            "tests/test_deploy_files.py::test_haproxy_sends_to_every_replica_where_it_listens",
+        ),
+        "Docker Compose does not run here: the load balancer tests start the same processes directly",
+    ),
+    "Deployment: haproxy": Fate(
+        "# HAProxy in front of the replicas",
+        (
+            "tests/test_deploy_files.py::test_the_readme_shows_the_files_as_they_are",
+            "tests/test_load_balancer.py::test_a_replica_killed_under_load_loses_only_its_own_calls",
+        ),
+    ),
     "The generated package: toml": Fate("# pyproject.toml", ("test_the_linter_settings_leave_the_package_out",)),
     "Start a project: sh": Fate(
         "mcpgen init my-server",
