@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from mcpgen import server_import
+from mcpgen.cli_import_openapi import openapi_arguments, run_openapi
 from mcpgen.cli_output import (
     EXIT_FAILED,
     EXIT_OK,
@@ -71,6 +72,13 @@ def arguments(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument("--url", help="a server to list over Streamable HTTP: http://127.0.0.1:8000/mcp")
     command.add_argument(
+        "--openapi",
+        metavar="DOC",
+        help="an OpenAPI 3.0 or 3.1 document (file or http(s) URL, JSON or YAML): one tool per operation, "
+        "forwarding to the API",
+    )
+    openapi_arguments(command)
+    command.add_argument(
         "--era",
         choices=sorted(ERAS),
         default="auto",
@@ -117,12 +125,12 @@ def arguments(command: argparse.ArgumentParser) -> None:
 def run(options: argparse.Namespace) -> int:
     sources = [
         source
-        for source in (options.capture, options.stdio, options.url)
+        for source in (options.capture, options.stdio, options.url, options.openapi)
         if source is not None
     ]
     if len(sources) != 1:
         print(
-            "mcpgen import: error: name one source: a capture file, --stdio COMMAND or --url URL",
+            "mcpgen import: error: name one source: a capture file, --stdio COMMAND, --url URL or --openapi DOC",
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -132,6 +140,8 @@ def run(options: argparse.Namespace) -> int:
         if refusal is not None:
             print(refusal, file=sys.stderr)
             return EXIT_FAILED
+    if options.openapi is not None:
+        return run_openapi(options, spec, _write_new)
     source = str(options.capture or options.stdio or options.url)
     limits = Limits(options.timeout, options.max_bytes, options.max_pages)
     # For all of it, from the moment the process started: the listing, then the processing.

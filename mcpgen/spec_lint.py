@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpgen.diagnostics import Diagnostic, SpecError
+from mcpgen.spec_budget import Budget, budget
 from mcpgen.spec_loading import checked_spec
 
 
@@ -15,9 +16,10 @@ from mcpgen.spec_loading import checked_spec
 class Linted:
     profiles: tuple[str, ...]  # the profiles that ran
     findings: list[Diagnostic]
+    budget: Budget | None = None  # the tools' token budget, when asked for
 
 
-def lint(spec_path: Path, profiles: Sequence[str] = ()) -> Linted:
+def lint(spec_path: Path, profiles: Sequence[str] = (), with_budget: bool = False) -> Linted:
     """The findings of `profiles`, else of the spec's `lint:` list, else of `portable`. A spec
     with errors raises SpecError (lint looks at specs that build); the spec's own warnings are
     `validate`'s business, not the linter's."""
@@ -28,4 +30,4 @@ def lint(spec_path: Path, profiles: Sequence[str] = ()) -> Linted:
     if any(problem.is_error for problem in problems):
         raise SpecError(problems)
     chosen = chosen_profiles(spec, profiles)
-    return Linted(chosen, lint_spec(spec, chosen))
+    return Linted(chosen, lint_spec(spec, chosen), budget(spec) if with_budget else None)

@@ -21,6 +21,7 @@ PACKAGE = ROOT / "mcpgen"
 STAGES = {
     "spec": 1,
     "importer": 2,
+    "openapi": 2,  # an OpenAPI document as spec data: the format (spec, 1) and nothing later
     "check": 2,
     "lint": 3,
     "ir": 4,
@@ -37,6 +38,8 @@ STAGES = {
     "package_directories": 9,
     "spec_diff": 9,
     "server_import": 9,
+    "openapi_import": 9,
+    "spec_budget": 9,
     "handler_changes": 9,
     "cli": 10,
     "cli_output": 10,
@@ -45,6 +48,7 @@ STAGES = {
     "cli_lint": 10,
     "cli_diff": 10,
     "cli_import": 10,
+    "cli_import_openapi": 10,
     "__main__": 11,
 }
 SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, files, terminal, json_types: used by any stage

@@ -1,0 +1,213 @@
+"""One operation as one tool: its inputSchema, outputSchema, annotations and `upstream`.
+
+Arguments: the path, query, header and cookie parameters and the request body, in one
+object. A JSON, form or multipart body that is an object with properties (no `allOf`,
+`oneOf`, `anyOf`, `not`, `if`, `patternProperties`, and no `additionalProperties` schema)
+is flattened: its properties are arguments beside the parameters, when none of them has a
+parameter's name and the body is required or requires nothing. Otherwise the whole body
+is one argument, `body` (`request_body` if a parameter is called `body`). Parameters of the
+same name in two places are each prefixed with their place: `query_id`, `header_id`.
+`Accept`, `Content-Type` and `Authorization` header parameters are left out (OpenAPI says
+they are ignored). The answer: the first 2xx response; JSON gives the outputSchema,
+image, audio, video, PDF, zip and octet-stream content a binary answer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpgen.openapi.refs import dereferenced, mapping
+from mcpgen.openapi.schemas import Schemas
+
+_BODY_TYPES = ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
+_IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+_UNFLATTENED = ("allOf", "anyOf", "oneOf", "not", "if", "patternProperties", "$ref")
+_BINARY_PREFIXES = ("image/", "audio/", "video/", "application/octet-stream", "application/pdf", "application/zip")
+_ANNOTATIONS = {
+    "GET": {"readOnlyHint": True},
+    "HEAD": {"readOnlyHint": True},
+    "DELETE": {"destructiveHint": True},
+    "PUT": {"idempotentHint": True},
+}
+
+
+class Skipped(Exception):
+    """An operation the import leaves out; the message says why."""
+
+
+@dataclass
+class _Arguments:
+    properties: dict[str, Any] = field(default_factory=dict)
+    required: list[str] = field(default_factory=list)
+    places: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, key: str, schema: Any, place: dict[str, Any], required: bool) -> None:
+        self.properties[key] = schema
+        self.places[key] = place
+        if required:
+            self.required.append(key)
+
+
+def _is_json(media_type: str) -> bool:
+    return media_type == "application/json" or media_type.endswith("+json")
+
+
+def _media(content: Any) -> dict[str, Any]:
+    """A content map by bare media type (parameters such as `charset` cut off)."""
+    if not isinstance(content, dict):
+        return {}
+    return {str(key).split(";")[0].strip().lower(): value for key, value in content.items()}
+
+
+def parameters(data: dict[str, Any], path_item: dict[str, Any], operation: dict[str, Any]) -> list[dict[str, Any]]:
+    """The operation's parameters, the path's included unless the operation redefines them."""
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for listed in (path_item.get("parameters"), operation.get("parameters")):
+        for parameter in listed if isinstance(listed, list) else []:
+            parameter = dereferenced(data, parameter)
+            if isinstance(parameter, dict) and "name" in parameter and "in" in parameter:
+                merged[str(parameter["in"]), str(parameter["name"])] = parameter
+    return [
+        parameter
+        for (place, name), parameter in merged.items()
+        if not (place == "header" and name.lower() in _IGNORED_HEADERS)
+    ]
+
+
+def _parameter_schema(schemas: Schemas, parameter: dict[str, Any]) -> Any:
+    schema = parameter.get("schema")
+    if schema is None:
+        media = _media(parameter.get("content"))
+        schema = next((value.get("schema") for value in media.values() if isinstance(value, dict)), None)
+    converted = schemas.convert(schema if schema is not None else {}, "input")
+    description = parameter.get("description")
+    if isinstance(converted, dict) and isinstance(description, str) and "description" not in converted:
+        converted = {**converted, "description": description}
+    if isinstance(converted, dict) and parameter.get("deprecated") is True:
+        converted = {**converted, "deprecated": True}
+    return converted
+
+
+def _add_parameters(arguments: _Arguments, schemas: Schemas, listed: list[dict[str, Any]]) -> None:
+    counts = Counter(str(parameter["name"]) for parameter in listed)
+    for parameter in listed:
+        name, place = str(parameter["name"]), str(parameter["in"])
+        key = f"{place}_{name}" if counts[name] > 1 else name
+        where: dict[str, Any] = {"in": place}
+        if key != name:
+            where["name"] = name
+        for option in ("style", "explode"):
+            if option in parameter:
+                where[option] = parameter[option]
+        arguments.add(
+            key, _parameter_schema(schemas, parameter), where, place == "path" or parameter.get("required") is True
+        )
+
+
+def _flattenable(body: Any, required: bool, taken: dict[str, Any]) -> bool:
+    if not isinstance(body, dict) or any(key in body for key in _UNFLATTENED):
+        return False
+    properties = body.get("properties")
+    if not isinstance(properties, dict) or not properties or body.get("type", "object") != "object":
+        return False
+    if body.get("additionalProperties", False) not in (True, False) or any(name in taken for name in properties):
+        return False
+    return required or not body.get("required")
+
+
+def _add_body(arguments: _Arguments, schemas: Schemas, data: dict[str, Any], operation: dict[str, Any]) -> str | None:
+    """Adds the request body's arguments; returns its content type (None: no body)."""
+    request = dereferenced(data, operation.get("requestBody"))
+    if not isinstance(request, dict):
+        return None
+    media = _media(request.get("content"))
+    chosen = next((kind for kind in media if _is_json(kind)), None) or next(
+        (k for k in _BODY_TYPES if k in media), None
+    )
+    if chosen is None:
+        raise Skipped(f"its request body is {', '.join(media) or 'of no type'}; tools send JSON, form or multipart")
+    required = request.get("required") is True
+    raw = media[chosen].get("schema", {}) if isinstance(media[chosen], dict) else {}
+    resolved = dereferenced(data, raw)
+    if _flattenable(resolved, required, arguments.properties):
+        converted = schemas.convert(resolved, "input")
+        needed = converted.get("required", []) if required else []
+        for name, schema in converted.get("properties", {}).items():
+            arguments.add(name, schema, {"in": "body", "name": name}, name in needed)
+    else:
+        key = "request_body" if "body" in arguments.properties else "body"
+        schema = schemas.convert(raw, "input")
+        description = request.get("description")
+        if isinstance(schema, dict) and isinstance(description, str) and "description" not in schema:
+            schema = {**schema, "description": description}
+        arguments.add(key, schema, {"in": "body"}, required)
+    return "application/json" if _is_json(chosen) else chosen
+
+
+def _success(data: dict[str, Any], operation: dict[str, Any]) -> Any:
+    responses = operation.get("responses")
+    if not isinstance(responses, dict):
+        return None
+    codes = sorted(str(code) for code in responses if str(code).startswith("2"))
+    exact = [code for code in codes if code.isdigit()]
+    chosen = exact or codes
+    return dereferenced(data, responses[chosen[0]]) if chosen else None
+
+
+def _answer(schemas: Schemas, data: dict[str, Any], operation: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
+    """The outputSchema (None: no structured answer) and the `response` (None: JSON)."""
+    response = _success(data, operation)
+    media = _media(response.get("content")) if isinstance(response, dict) else {}
+    json_type = next((kind for kind in media if _is_json(kind)), None)
+    if json_type is not None:
+        schema = media[json_type].get("schema") if isinstance(media[json_type], dict) else None
+        return (schemas.convert(schema, "output") if schema is not None else None), None
+    for kind in media:
+        if kind.startswith(_BINARY_PREFIXES):
+            return None, {"binary": True, "mimeType": kind}
+    return None, ({"contentType": next(iter(media))} if media else None)
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str  # upper case
+    path: str
+    item: dict[str, Any]  # the path item
+    operation: dict[str, Any]
+
+
+def tool_entry(schemas: Schemas, data: dict[str, Any], found: Operation, security: Any) -> dict[str, Any]:
+    """The spec entry of one operation's tool. `security`: its requirement when it differs
+    from the document's (None: the same)."""
+    operation = found.operation
+    arguments = _Arguments()
+    _add_parameters(arguments, schemas, parameters(data, found.item, operation))
+    body = _add_body(arguments, schemas, data, operation)
+    entry: dict[str, Any] = {}
+    summary, description = operation.get("summary"), operation.get("description")
+    extension = mapping(operation.get("x-mcp"))
+    text = extension.get("description") or description or summary
+    if isinstance(summary, str) and summary.strip() and summary != text:
+        entry["title"] = summary.strip()
+    if isinstance(text, str) and text.strip():
+        entry["description"] = text.strip()
+    input_schema: dict[str, Any] = {"type": "object", "properties": arguments.properties}
+    if arguments.required:
+        input_schema["required"] = arguments.required
+    entry["inputSchema"] = input_schema
+    output_schema, response = _answer(schemas, data, operation)
+    if output_schema is not None:
+        entry["outputSchema"] = output_schema
+    if found.method in _ANNOTATIONS:
+        entry["annotations"] = dict(_ANNOTATIONS[found.method])
+    upstream: dict[str, Any] = {"method": found.method, "path": found.path, "arguments": arguments.places}
+    if body is not None:
+        upstream["body"] = body
+    if security is not None:
+        upstream["security"] = security
+    if response is not None:
+        upstream["response"] = response
+    entry["upstream"] = upstream
+    return entry

@@ -1,0 +1,288 @@
+"""`mcpgen import --openapi`: OpenAPI documents as specs (tests/openapi/oai/ holds the OpenAPI
+Initiative's examples), each rule of the mapping on a small document of its own."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import run_mcpgen
+
+from mcpgen.openapi.document import OpenApiError, load_document
+from mcpgen.openapi.names import readable_name
+from mcpgen.openapi.to_spec import Filters, convert
+from mcpgen.openapi_import import import_openapi
+from mcpgen.spec_diff import diff
+
+OAI = Path(__file__).parent / "openapi" / "oai"
+EXAMPLES = sorted(OAI.glob("*.yaml"))
+
+
+def _document(tmp_path: Path, paths: dict[str, Any], **extra: Any) -> str:
+    document = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths, **extra}
+    path = tmp_path / "api.json"
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+def _spec(tmp_path: Path, paths: dict[str, Any], filters: Filters | None = None, **extra: Any) -> dict[str, Any]:
+    data: dict[str, Any] = convert(load_document(_document(tmp_path, paths, **extra)), filters or Filters()).data
+    return data
+
+
+def _ok(content_schema: Any = None) -> dict[str, Any]:
+    if content_schema is None:
+        return {"204": {"description": "done"}}
+    return {"200": {"description": "ok", "content": {"application/json": {"schema": content_schema}}}}
+
+
+def test_the_oai_examples_import_and_validate_without_an_error() -> None:
+    counts = {}
+    for example in EXAMPLES:
+        imported = import_openapi(str(example), "spec.yaml", Filters())
+        assert imported.valid, [d.render() for d in imported.diagnostics]
+        assert imported.budget is not None and imported.budget.total_bytes > 0
+        counts[example.stem] = imported.tools
+    assert counts == {
+        "api-with-examples": 2,
+        "callback-example": 1,
+        "link-example": 6,
+        "petstore-expanded": 4,
+        "petstore": 3,
+        "uspto": 3,
+    }
+
+
+@pytest.mark.slow  # builds six packages
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.stem)
+def test_an_oai_example_imports_builds_and_checks_clean(tmp_path: Path, example: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    imported = run_mcpgen("import", "--openapi", str(example), "-o", str(spec), "--package", "imported_api")
+    assert imported.returncode == 0, imported.stderr
+    assert "token budget:" in imported.stderr
+    built = run_mcpgen("build", str(spec))
+    assert built.returncode == 0, built.stderr
+    package = tmp_path / "imported_api"
+    listed = json.loads((package / "schema.json").read_text())["tools/list"]["tools"]
+    assert set(json.loads((package / "upstream.json").read_text())["tools"]) == {tool["name"] for tool in listed}
+    checked = run_mcpgen("check", str(spec))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_petstore_maps_parameters_body_and_answers() -> None:
+    tools = convert(load_document(str(OAI / "petstore.yaml")), Filters()).data["tools"]
+    assert list(tools) == ["listPets", "createPets", "showPetById"]
+    assert tools["listPets"]["inputSchema"]["properties"]["limit"] == {
+        "type": "integer",
+        "maximum": 100,
+        "format": "int32",
+        "description": "How many items to return at one time (max 100)",
+    }
+    assert tools["listPets"]["outputSchema"] == {"$ref": "#/definitions/Pets"}
+    assert tools["listPets"]["annotations"] == {"readOnlyHint": True}
+    # The Pet body is flattened: its properties are the arguments, each one body property.
+    assert tools["createPets"]["inputSchema"]["required"] == ["id", "name"]
+    assert tools["createPets"]["upstream"]["arguments"]["name"] == {"in": "body", "name": "name"}
+    assert tools["createPets"]["upstream"]["body"] == "application/json"
+    assert tools["showPetById"]["upstream"] == {
+        "method": "GET",
+        "path": "/pets/{petId}",
+        "arguments": {"petId": {"in": "path"}},
+    }
+
+
+def test_names_are_readable_short_and_unique(tmp_path: Path) -> None:
+    assert readable_name("GET", "/pets/{petId}/photos", None) == "get_pets_by_petId_photos"
+    assert readable_name("GET", "/x", "list pets (v2)") == "list_pets_v2"
+    long = readable_name("GET", "/x", "a" * 40 + "_" + "b" * 40)
+    assert len(long) == 64 and long.startswith("a" * 40 + "_" + "b" * 14 + "_")
+    assert long != readable_name("GET", "/x", "a" * 40 + "_" + "b" * 41)
+    get = {"responses": _ok()}
+    tools = _spec(tmp_path, {"/a": {"get": {**get, "operationId": "same"}, "put": {**get, "operationId": "same"}}})[
+        "tools"
+    ]
+    assert list(tools) == ["same", "same_2"]
+
+
+def test_a_parameter_name_in_two_places_is_prefixed_and_a_colliding_body_is_one_argument(tmp_path: Path) -> None:
+    operation = {
+        "operationId": "update",
+        "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
+            {"name": "id", "in": "query", "schema": {"type": "string"}},
+            {"name": "Accept", "in": "header", "schema": {"type": "string"}},
+        ],
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": {"type": "object", "properties": {"path_id": {"type": "string"}}}}
+            },
+        },
+        "responses": _ok(),
+    }
+    tool = _spec(tmp_path, {"/things/{id}": {"patch": operation}})["tools"]["update"]
+    assert tool["upstream"]["arguments"] == {
+        "path_id": {"in": "path", "name": "id"},
+        "query_id": {"in": "query", "name": "id"},
+        "body": {"in": "body"},
+    }
+    assert tool["inputSchema"]["required"] == ["path_id", "body"]
+
+
+def test_every_constraint_is_kept_and_30_keywords_become_2020_12(tmp_path: Path) -> None:
+    body = {
+        "type": "object",
+        "required": ["size"],
+        "additionalProperties": False,
+        "properties": {
+            "size": {"type": "integer", "minimum": 1, "exclusiveMinimum": True, "maximum": 9, "example": 3},
+            "name": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 8, "nullable": True},
+            "kind": {"type": "string", "enum": ["a", "b"], "nullable": True, "x-internal": 1},
+            "when": {"type": "string", "format": "date-time"},
+        },
+    }
+    operation = {
+        "operationId": "make",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+        "responses": _ok(),
+    }
+    tool = _spec(tmp_path, {"/m": {"post": operation}})["tools"]["make"]
+    assert tool["inputSchema"]["properties"] == {
+        "size": {"type": "integer", "exclusiveMinimum": 1, "maximum": 9, "examples": [3]},
+        "name": {"type": ["string", "null"], "pattern": "^[a-z]+$", "maxLength": 8},
+        "kind": {"type": ["string", "null"], "enum": ["a", "b", None]},
+        "when": {"type": "string", "format": "date-time"},
+    }
+    assert tool["inputSchema"]["required"] == ["size"]
+
+
+def test_recursive_schemas_stay_references_and_read_only_write_only_follow_the_direction(tmp_path: Path) -> None:
+    components = {
+        "schemas": {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "readOnly": True},
+                    "secret": {"type": "string", "writeOnly": True},
+                    "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}},
+                },
+                "required": ["id"],
+            }
+        }
+    }
+    operation = {
+        "operationId": "put_node",
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}},
+        },
+        "responses": _ok({"$ref": "#/components/schemas/Node"}),
+    }
+    spec = _spec(tmp_path, {"/n": {"put": operation}}, components=components)
+    definitions = spec["definitions"]
+    assert definitions["NodeInput"]["properties"]["children"]["items"] == {"$ref": "#/definitions/NodeInput"}
+    assert "id" not in definitions["NodeInput"]["properties"] and "required" not in definitions["NodeInput"]
+    assert set(definitions["NodeOutput"]["properties"]) == {"id", "children"}
+    tool = spec["tools"]["put_node"]
+    assert tool["outputSchema"] == {"$ref": "#/definitions/NodeOutput"}
+    assert set(tool["inputSchema"]["properties"]) == {"secret", "children"}
+    assert tool["annotations"] == {"idempotentHint": True}
+
+
+def test_filters_and_x_mcp_choose_and_name_the_tools(tmp_path: Path) -> None:
+    def operation(name: str, *tags: str, **extra: Any) -> dict[str, Any]:
+        return {"operationId": name, "tags": list(tags), "responses": _ok(), **extra}
+
+    paths = {
+        "/a": {"get": operation("listA", "a"), "delete": operation("dropA", "a", "admin")},
+        "/b": {"get": operation("listB", "b", **{"x-mcp": {"name": "b_list", "description": "All the Bs."}})},
+        "/c": {"get": operation("hidden", "b", **{"x-mcp": {"exclude": True}})},
+    }
+    assert list(_spec(tmp_path, paths)["tools"]) == ["listA", "dropA", "b_list"]
+    assert _spec(tmp_path, paths)["tools"]["b_list"]["description"] == "All the Bs."
+    assert list(_spec(tmp_path, paths, Filters(include_tags=frozenset({"a"})))["tools"]) == ["listA", "dropA"]
+    assert list(_spec(tmp_path, paths, Filters(exclude_tags=frozenset({"admin"})))["tools"]) == ["listA", "b_list"]
+    assert list(_spec(tmp_path, paths, Filters(operations=frozenset({"listB", "dropA"})))["tools"]) == [
+        "dropA",
+        "b_list",
+    ]
+    assert list(_spec(tmp_path, paths, Filters(methods=frozenset({"DELETE"})))["tools"]) == ["dropA"]
+
+
+def test_security_binary_answers_and_form_bodies_are_recorded(tmp_path: Path) -> None:
+    components = {
+        "securitySchemes": {
+            "key": {"type": "apiKey", "in": "header", "name": "X-Key"},
+            "basic": {"type": "http", "scheme": "Basic"},
+            "digest": {"type": "http", "scheme": "digest"},
+        }
+    }
+    paths = {
+        "/photo": {
+            "get": {"operationId": "photo", "responses": {"200": {"description": "png", "content": {"image/png": {}}}}}
+        },
+        "/login": {
+            "post": {
+                "operationId": "login",
+                "security": [{"basic": []}],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/x-www-form-urlencoded": {
+                            "schema": {"type": "object", "properties": {"user": {"type": "string"}}}
+                        }
+                    },
+                },
+                "responses": _ok(),
+            }
+        },
+    }
+    spec = _spec(
+        tmp_path,
+        paths,
+        components=components,
+        security=[{"key": []}],
+        servers=[{"url": "https://{host}/v1", "variables": {"host": {"default": "api.example.com"}}}],
+    )
+    assert spec["server"]["upstream"] == {
+        "url": "https://api.example.com/v1",
+        "securitySchemes": {
+            "key": {"type": "apiKey", "in": "header", "name": "X-Key"},
+            "basic": {"type": "http", "scheme": "basic"},
+        },
+        "security": [{"key": []}],
+    }
+    assert spec["tools"]["photo"]["upstream"]["response"] == {"binary": True, "mimeType": "image/png"}
+    assert "outputSchema" not in spec["tools"]["photo"]
+    login = spec["tools"]["login"]["upstream"]
+    assert (login["body"], login["security"]) == ("application/x-www-form-urlencoded", [{"basic": []}])
+
+
+def test_swagger_2_is_refused_with_its_version_and_a_converter(tmp_path: Path) -> None:
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"swagger": "2.0", "info": {"title": "x", "version": "1"}, "paths": {}}))
+    with pytest.raises(OpenApiError, match=r"(?s)Swagger 2\.0 .*swagger2openapi"):
+        load_document(str(path))
+    result = run_mcpgen("import", "--openapi", str(path))
+    assert result.returncode == 1 and "this is Swagger 2.0 (OpenAPI 2)" in result.stderr
+
+
+def test_reimport_after_an_api_change_shows_the_mcp_visible_change_in_diff(tmp_path: Path) -> None:
+    old_doc = OAI / "petstore.yaml"
+    new_doc = tmp_path / "petstore.yaml"
+    shutil.copy(old_doc, new_doc)
+    text = new_doc.read_text().replace(
+        "maximum: 100\n            format: int32", "maximum: 50\n            format: int32"
+    )
+    new_doc.write_text(text.replace("/pets/{petId}:", "/animals/{petId}:"))
+    for name, document in (("old.yaml", old_doc), ("new.yaml", new_doc)):
+        result = run_mcpgen("import", "--openapi", str(document), "-o", str(tmp_path / name))
+        assert result.returncode == 0, result.stderr
+    changes = {(change.rule, change.target) for change in diff(tmp_path / "old.yaml", tmp_path / "new.yaml")}
+    assert changes == {
+        ("WIRE/bound-tightened", "tools.listPets.inputSchema.properties.limit.maximum"),
+        ("UPSTREAM/request-changed", "tools.showPetById.upstream"),
+    }
