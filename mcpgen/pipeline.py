@@ -217,6 +217,9 @@ def write(result: Build, plan: Plan) -> Written:
     apply(plan)
     written = [name for name in plan.changed if name != MANIFEST]
     added, removed = handler_changes(old_handlers, result.python.handlers if result.python else ())
+    # What ForwardingHandlers implements (a tool forwarded to server.upstream) asks nothing of the user.
+    forwarded = {forward.method.key for forward in result.python.forwarding} if result.python else set()
+    added = [method for method in added if method.key not in forwarded]
     imports = imports_for(added, result.api.package)
     return Written(
         result.directory, written, plan.removed, len(result.files) - len(written), signatures(added), removed, imports, first_build

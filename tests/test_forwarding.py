@@ -20,7 +20,13 @@ from typing import Any
 import httpx2
 import mcp_types as types
 import pytest
-from helpers import ERA, build_and_write, imported, listening, run_mcpgen
+from helpers import (
+    ERA,
+    build_and_write,
+    imported,
+    listening,
+    run_mcpgen,
+)
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from recording_upstream import Answer, Recorded, RecordingApi, recording_api
@@ -229,3 +235,21 @@ def test_the_first_build_says_how_to_serve_it(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "next: serve it with `PYTHONPATH=out " in result.stdout
     assert " -m pet_api` (MCP_UPSTREAM_URL and MCP_UPSTREAM_<SCHEME> in the environment" in result.stdout
+    # A new forwarded tool asks nothing of the user's code; a new resource asks for its method.
+    grown = SPEC.read_text().replace("  delete_pet:", "  delete_pet_too:\n" + DELETE_TOOL + "  delete_pet:")
+    grown += "resources:\n  pet_of_the_day:\n    uri: pets://today\n    mimeType: text/plain\n"
+    (tmp_path / "pet_api.yaml").write_text(grown)
+    rebuilt = run_mcpgen("build", "pet_api.yaml", "-o", "out", cwd=tmp_path)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "async def read_pet_of_the_day(self, ctx: Context) -> ResourceContent" in rebuilt.stdout
+    assert "delete_pet_too" not in rebuilt.stdout
+    assert not (tmp_path / "out" / "pet_api" / "__main__.py").exists()  # no longer served as it is
+
+
+DELETE_TOOL = """\
+    inputSchema: {type: object, properties: {petId: {type: integer}}, required: [petId]}
+    upstream:
+      method: DELETE
+      path: /pets/{petId}
+      arguments: {petId: {in: path}}
+"""
