@@ -1,0 +1,385 @@
+"""The OpenAPI proof's harness (issue 25): an API description served by a Prism mock (which
+refuses requests its document does not allow: 422, or 401 without the document's
+credentials), an MCP server made from the same document in front of it, and every tool of
+that server called over MCP with arguments hypothesis makes from the tool's own inputSchema.
+
+A tool answers when every one of its calls gets a result that is not an error. For each
+one that does not, the report keeps why: the error the server returned and what Prism
+logged about the request (its validation violations), or why no arguments could be made.
+
+Both sides of the comparison go through the same `exercise`: the mcpgen package
+(`mcpgen import --openapi`, `mcpgen build`, `python -m PACKAGE --http`) and FastMCP's
+`from_openapi` (benchmarks/openapi_vs_fastmcp.py starts it in a venv of its own)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from helpers import free_port, node_environment, require_node_tools
+from openapi_documents import HTTP_METHODS, loaded
+
+PRISM_START_TIMEOUT = 120.0  # Prism reads a large document for a while before it listens
+CALL_TIMEOUT = 60.0
+CREDENTIAL = "proof-credential"
+
+
+@dataclass
+class ToolOutcome:
+    tool: str
+    calls: int = 0
+    answered: int = 0
+    reason: str = ""  # why the first failing call failed
+
+    @property
+    def ok(self) -> bool:
+        return self.calls > 0 and self.answered == self.calls
+
+
+@dataclass
+class Report:
+    """What one server made of one document."""
+
+    document: str
+    server: str
+    cold_start: float = 0.0  # seconds from the process's start to its first tools/list answer
+    list_bytes: int = 0  # the tools/list result as JSON (every page)
+    outcomes: list[ToolOutcome] = field(default_factory=list)
+    problem: str = ""  # why the server could not be made or started at all
+
+    @property
+    def tools(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def answering(self) -> int:
+        return sum(outcome.ok for outcome in self.outcomes)
+
+    @property
+    def success(self) -> float:
+        return 100.0 * self.answering / self.tools if self.tools else 0.0
+
+    def failures(self) -> list[ToolOutcome]:
+        return [outcome for outcome in self.outcomes if not outcome.ok]
+
+    def summary(self) -> str:
+        if self.problem:
+            return f"{self.document} [{self.server}]: not served: {self.problem}"
+        lines = [
+            f"{self.document} [{self.server}]: {self.answering}/{self.tools} tools answer ({self.success:.1f} %), "
+            f"cold start {self.cold_start:.2f} s, tools/list {self.list_bytes} bytes"
+        ]
+        lines += [f"  - {outcome.tool}: {outcome.reason}" for outcome in self.failures()]
+        return "\n".join(lines)
+
+
+# --- the mock ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Mock:
+    root: str  # where Prism listens
+    base: str  # the API's base URL there: Prism keeps the path of the document's first server
+    log: Path
+
+    def mark(self) -> int:
+        return self.log.stat().st_size
+
+    def violations_since(self, mark: int) -> str:
+        """What Prism said was wrong with the requests since `mark`, one line."""
+        with self.log.open("rb") as text:
+            text.seek(mark)
+            lines = text.read().decode(errors="replace").splitlines()
+        said = [_plain(line) for line in lines if "✖" in line or "Violation" in line or "violation" in line]
+        return " | ".join(dict.fromkeys(said))[:600]
+
+
+def _plain(line: str) -> str:
+    """A Prism log line without its time stamp, colour codes and padding."""
+    line = re.sub(r"\x1b\[[0-9;]*m", "", line)
+    return re.sub(r"\s+", " ", re.sub(r"^\[[^]]*\]\s*›\s*", "", line)).strip()
+
+
+def server_path(document: dict[str, Any]) -> str:
+    """The path of the document's first server URL, its variables at their defaults."""
+    server = (document.get("servers") or [{"url": "/"}])[0]
+    url = str(server.get("url", "/"))
+    for name, variable in (server.get("variables") or {}).items():
+        url = url.replace("{" + name + "}", str(variable.get("default", "")))
+    return urlsplit(url).path.rstrip("/")
+
+
+def answers_need_examples(document: dict[str, Any]) -> bool:
+    """Whether some answer of the document has content without a schema, which Prism can
+    only answer from its examples (static mode)."""
+    for item in document.get("paths", {}).values():
+        for method, operation in item.items():
+            if method in HTTP_METHODS:
+                for response in (operation.get("responses") or {}).values():
+                    for content in (response.get("content") or {}).values():
+                        if "schema" not in content:
+                            return True
+    return False
+
+
+@contextmanager
+def prism_mock(document: Path, folder: Path) -> Iterator[Mock]:
+    """Prism mocking `document` on a free port. Dynamic answers (made from the response
+    schemas) unless some answer has no schema: static ones are the document's examples,
+    which a document may write outside its own schemas."""
+    tools = require_node_tools()
+    port = free_port()
+    log = folder / f"prism-{port}.log"
+    content = loaded(document.read_bytes(), document.name)
+    mode = [] if answers_need_examples(content) else ["--dynamic"]
+    command = [str(tools / "node_modules" / ".bin" / "prism"), "mock", *mode, "-h", "127.0.0.1"]
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [*command, "-p", str(port), str(document)],
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=node_environment(tools, folder),
+        )
+    try:
+        _wait_listening(port, process, PRISM_START_TIMEOUT, log)
+        root = f"http://127.0.0.1:{port}"
+        yield Mock(root, root + server_path(content), log)
+    finally:
+        _stop(process)
+
+
+def _wait_listening(port: int, process: subprocess.Popen[bytes], timeout: float, log: Path) -> None:
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args!r} exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on port {port} after {timeout:.0f} s:\n{log.read_text()[-3000:]}")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+# --- credentials ------------------------------------------------------------------------------
+
+
+def security_schemes(document: Path) -> dict[str, dict[str, Any]]:
+    schemes: dict[str, dict[str, Any]] = (
+        loaded(document.read_bytes(), document.name).get("components", {}).get("securitySchemes", {})
+    )
+    return schemes
+
+
+def upstream_environment(document: Path) -> dict[str, str]:
+    """The credentials a generated server sends Prism: one per security scheme of the
+    document (Prism checks that they are there, not what they are)."""
+    from mcpgen.runtime.upstream_requests import scheme_variable
+
+    environment: dict[str, str] = {}
+    for name, scheme in security_schemes(document).items():
+        kind, http_scheme = scheme.get("type"), str(scheme.get("scheme", "")).lower()
+        environment[scheme_variable(name)] = "user:password" if http_scheme == "basic" else CREDENTIAL
+        if kind in ("oauth2", "openIdConnect"):
+            environment["MCP_UPSTREAM_AUTHORIZATION"] = f"Bearer {CREDENTIAL}"
+    return environment
+
+
+def client_credentials(document: Path) -> dict[str, dict[str, str]]:
+    """The same credentials as httpx client defaults (headers, params, cookies), for a server
+    that sends whatever its client carries (FastMCP): one requirement's worth each."""
+    sent: dict[str, dict[str, str]] = {"headers": {}, "params": {}, "cookies": {}}
+    for scheme in security_schemes(document).values():
+        kind, http_scheme = scheme.get("type"), str(scheme.get("scheme", "")).lower()
+        if kind == "apiKey":
+            where = {"query": "params", "cookie": "cookies"}.get(str(scheme.get("in")), "headers")
+            sent[where][str(scheme["name"])] = CREDENTIAL
+        elif http_scheme == "basic":
+            sent["headers"]["Authorization"] = "Basic " + base64.b64encode(b"user:password").decode()
+        elif kind in ("http", "oauth2", "openIdConnect"):
+            sent["headers"]["Authorization"] = f"Bearer {CREDENTIAL}"
+    return sent
+
+
+# --- the mcpgen side --------------------------------------------------------------------------
+
+
+def mcpgen_package(document: Path, folder: Path, package: str) -> Path:
+    """`mcpgen import --openapi` then `mcpgen build`: the folder that holds the package."""
+    spec = folder / f"{package}.yaml"
+    output = folder / "packages"
+    folder.mkdir(parents=True, exist_ok=True)
+    for command in (
+        ["import", "--openapi", str(document), "--package", package, "-o", str(spec), "--force"],
+        ["build", str(spec), "-o", str(output), "--allow-outside-project", "--force"],
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "mcpgen", *command], capture_output=True, text=True, cwd=folder, timeout=1800
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"mcpgen {command[0]} failed ({result.returncode}):\n{result.stderr[-3000:]}")
+    return output
+
+
+def mcpgen_command(package: str, port: int) -> list[str]:
+    return [sys.executable, "-m", package, "--http", f"127.0.0.1:{port}"]
+
+
+@dataclass
+class Served:
+    url: str
+    started: float  # time.monotonic() just before the process started
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+@contextmanager
+def served(command: Sequence[str], port: int, environment: dict[str, str], folder: Path) -> Iterator[Served]:
+    """An MCP server process listening on `port` (Streamable HTTP at /mcp)."""
+    log = folder / f"server-{port}.log"
+    with log.open("wb") as output:
+        started = time.monotonic()
+        process = subprocess.Popen(
+            list(command),
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=environment,
+            cwd=folder,
+        )
+    try:
+        _wait_listening(port, process, 300.0, log)
+        yield Served(f"http://127.0.0.1:{port}/mcp", started, process, log)
+    finally:
+        _stop(process)
+
+
+# --- calling every tool -----------------------------------------------------------------------
+
+
+def argument_examples(schema: dict[str, Any], count: int) -> list[dict[str, Any]]:
+    """Up to `count` distinct valid arguments for `schema`, the same on every run."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis_jsonschema import from_schema
+
+    found: list[dict[str, Any]] = []
+
+    @settings(
+        max_examples=count * 4,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(from_schema(schema))
+    def collect(value: dict[str, Any]) -> None:
+        if len(found) < count and value not in found:
+            found.append(value)
+
+    collect()
+    return found
+
+
+def _text(result: Any) -> str:
+    return " ".join(getattr(block, "text", type(block).__name__) for block in result.content)[:400]
+
+
+async def exercise(
+    served_: Served, document: str, server: str, mock: Mock, examples: int = 3, budget: float = 900.0
+) -> Report:
+    """List the tools of the server at `served_` (timing the first answer from the process's
+    start) and call each with `examples` generated arguments, one call at a time so that
+    Prism's log lines belong to the call before them; `budget` seconds for it all."""
+    import httpx2
+    from helpers import wire
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    report = Report(document, server)
+    deadline = time.monotonic() + budget
+    http = httpx2.AsyncClient(timeout=httpx2.Timeout(CALL_TIMEOUT, read=CALL_TIMEOUT * 2))
+    async with http, Client(streamable_http_client(served_.url, http_client=http)) as client:
+        tools: list[Any] = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            if not tools:
+                report.cold_start = time.monotonic() - served_.started
+            tools += page.tools
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        report.list_bytes = len(json.dumps([wire(tool) for tool in tools], separators=(",", ":")).encode())
+        for tool in tools:
+            outcome = ToolOutcome(tool.name)
+            report.outcomes.append(outcome)
+            if time.monotonic() > deadline:
+                outcome.reason = "not called: the harness's time budget ran out"
+                continue
+            try:
+                arguments = argument_examples(tool.input_schema, examples)
+            except Exception as error:  # hypothesis-jsonschema refuses some schemas; say which and why
+                outcome.reason = f"no arguments generated: {type(error).__name__}: {str(error)[:300]}"
+                continue
+            for value in arguments:
+                mark = mock.mark()
+                outcome.calls += 1
+                try:
+                    result = await asyncio.wait_for(client.call_tool(tool.name, value), CALL_TIMEOUT * 2)
+                except Exception as error:
+                    failure = f"call raised {type(error).__name__}: {str(error)[:300]}"
+                else:
+                    if not result.is_error:
+                        outcome.answered += 1
+                        continue
+                    failure = _text(result)
+                if not outcome.reason:
+                    said = mock.violations_since(mark)
+                    outcome.reason = f"{failure} (arguments {json.dumps(value)[:200]})" + (
+                        f"; Prism: {said}" if said else ""
+                    )
+    return report
+
+
+def run_mcpgen_side(document: Path, name: str, mock: Mock, folder: Path, examples: int = 3) -> Report:
+    """The whole mcpgen side for one document: import, build, serve, exercise."""
+    package = f"api_{re.sub(r'[^a-z0-9]+', '_', name.lower())}"
+    try:
+        output = mcpgen_package(document, folder, package)
+    except RuntimeError as error:
+        return Report(name, "mcpgen", problem=str(error))
+    port = free_port()
+    environment = dict(os.environ, PYTHONPATH=str(output), MCP_UPSTREAM_URL=mock.base, **upstream_environment(document))
+    with served(mcpgen_command(package, port), port, environment, output) as server:
+        return asyncio.run(exercise(server, name, "mcpgen", mock, examples))
+
+
+def proof_folder() -> Path:
+    return Path(tempfile.mkdtemp(prefix="openapi-proof-", dir=os.environ.get("TMPDIR")))
