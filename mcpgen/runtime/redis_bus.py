@@ -50,6 +50,10 @@ MAX_EVENT_BYTES = 16 * 1024
 RECONNECT_FIRST = 0.1
 RECONNECT_MOST = 5.0
 
+# The longest a handler's announcement waits on Redis: redis-py's own retries against a
+# Redis that just went away would hold the handler for seconds.
+PUBLISH_TIMEOUT = 1.0
+
 # Wire names of the event kinds: short, since every replica reads every event.
 _KINDS: dict[type[Any], str] = {
     ToolsListChanged: "tools",
@@ -117,6 +121,8 @@ class RedisSubscriptionBus:
         # Tells this replica's events from the others' when they come back.
         self._origin = secrets.token_hex(8)
         self._running = False
+        # Whether the subscriber holds a subscription now (publish skips Redis if not).
+        self._connected = False
 
     def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
         """Register a listener of this replica (see `SubscriptionBus.subscribe`)."""
@@ -126,9 +132,14 @@ class RedisSubscriptionBus:
         """Deliver `event` to this replica's listeners, then to the other replicas.
 
         Redis being away loses the event for the others (at-most-once), never for
-        this replica, and does not fail the handler that published it.
+        this replica, and neither fails nor holds up the handler that published it:
+        while the subscriber is known to be cut off, nothing is sent; otherwise the
+        send is given up after `PUBLISH_TIMEOUT` seconds.
         """
         await self.local.publish(event)
+        if self._running and not self._connected:
+            logger.debug("Redis is away: an event stays on this replica")
+            return
         data = encode_event(event, self._origin)
         if len(data) > MAX_EVENT_BYTES:
             logger.warning(
@@ -138,14 +149,15 @@ class RedisSubscriptionBus:
             )
             return
         try:
-            await self.link.client().publish(self.channel, data)
+            with anyio.fail_after(PUBLISH_TIMEOUT):
+                await self.link.client().publish(self.channel, data)
         except Exception as error:  # noqa: BLE001
             # redis-py's connection errors, OSError, timeouts: the event is lost for
             # the other replicas, which is what at-most-once allows.
             logger.warning(
                 "Redis at %s is away: an event did not reach the other replicas (%s)",
                 self.link.shown_url,
-                error,
+                error or type(error).__name__,
             )
 
     @asynccontextmanager
@@ -184,6 +196,7 @@ class RedisSubscriptionBus:
                 await pubsub.subscribe(self.channel)
                 logger.info("listening to %s on %s", self.channel, self.link.shown_url)
                 delay = RECONNECT_FIRST
+                self._connected = True
                 if not started:
                     started = True
                     task_status.started()
@@ -200,6 +213,7 @@ class RedisSubscriptionBus:
                     started = True
                     task_status.started()
             finally:
+                self._connected = False
                 with anyio.CancelScope(shield=True):
                     await _close_quietly(pubsub)
             await anyio.sleep(delay)
