@@ -17,7 +17,7 @@ import anyio
 import pytest
 import redis as redis_py
 from helpers import ROOT, free_port, listening
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.server.subscriptions import (
     PromptsListChanged,
     ResourceUpdated,
@@ -153,7 +153,8 @@ def replica(redis_url: str, *options: str) -> Iterator[str]:
 
 
 def wait_for_subscribers(redis: RedisServer, count: int) -> None:
-    """Until `count` replicas listen on the channel (after a restart, they subscribe again)."""
+    """Until exactly `count` replicas listen on the channel (after a restart, they
+    subscribe again; after a stop, the stopped one is gone)."""
     client = redis_py.Redis(port=redis.port, socket_connect_timeout=5)
     try:
         end = time.monotonic() + PATIENCE
@@ -161,7 +162,7 @@ def wait_for_subscribers(redis: RedisServer, count: int) -> None:
             try:
                 if (
                     dict(client.pubsub_numsub(CHANNEL)).get(CHANNEL.encode(), 0)
-                    >= count
+                    == count
                 ):
                     return
             except redis_py.ConnectionError:
@@ -268,6 +269,27 @@ async def test_a_call_on_one_replica_reaches_clients_of_another_in_both_eras(
         redis.start()  # a cold start: no subscriptions survive on the Redis side
         wait_for_subscribers(redis, 2)
         await _hear_across_replicas(a, b)
+
+
+@pytest.mark.slow
+async def test_a_stdio_replica_subscribes_while_it_serves(redis: RedisServer) -> None:
+    stdio = StdioServerParameters(
+        command=sys.executable, args=[str(REPLICA_APP), "--redis", redis.url]
+    )
+    with replica(redis.url) as b:
+        heard = LegacyListener()
+        async with (
+            Client(stdio, mode="legacy", message_handler=heard) as a,
+            Client(b, mode="auto") as caller,
+        ):
+            assert (await a.list_tools()).tools
+            await anyio.to_thread.run_sync(wait_for_subscribers, redis, 2)
+            await until_heard(
+                lambda: caller.call_tool("test_trigger_tool_change", {}),
+                lambda: "notifications/tools/list_changed" in heard.methods,
+            )
+        # The stdio client closed the server's stdin: its lifespan ended, unsubscribed.
+        await anyio.to_thread.run_sync(wait_for_subscribers, redis, 1)
 
 
 @pytest.mark.slow
