@@ -1,6 +1,8 @@
 """Replicas of a generated server behind a real HAProxy running deploy/haproxy.cfg: both
 protocol eras through it, 2025-11-25 sessions kept to their replica, a replica killed
-under load losing only its own calls, and SIGTERM draining a replica without losing any.
+under load losing only its own calls, SIGTERM draining a replica without losing any, and
+with a shared redis-server, subscribers hearing of changes made through any replica;
+readiness following Redis.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,11 +21,13 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client
-from services import Replica, build_replicated, haproxy, replicas
+from mcp.server.subscriptions import ResourceUpdated
+from services import Replica, build_replicated, haproxy, redis_server, replicas
 
 pytestmark = pytest.mark.slow
 
 VERSION = "2026-07-28"
+BOARD = "board://notes"
 
 
 @pytest.fixture(scope="module")
@@ -260,3 +265,92 @@ def test_sigterm_cancels_calls_past_the_bound(folder: Path) -> None:
 
         # The 1 s bound, and the little uvicorn and the app take to stop after it.
         assert anyio.run(scenario) < 8
+
+
+# --- with Redis: what one replica announces, clients of the others hear ------------------------
+
+
+class LegacyUpdates:
+    """A 2025-11-25 client's `notifications/resources/updated`, counted."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def __call__(self, message: Any) -> None:
+        if getattr(getattr(message, "root", message), "method", None) == "notifications/resources/updated":
+            self.count += 1
+
+
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")
+def test_subscribers_hear_changes_made_through_every_replica_in_both_eras(folder: Path) -> None:
+    """A subscriptions/listen stream (2026-07-28) and a session's GET stream (2025-11-25),
+    each on some replica behind HAProxy, hear of board://notes changing whichever replica
+    the change was made on: `touch` through HAProxy goes to each replica in turn."""
+    with redis_server() as redis, replicas(folder, 3, "--redis", redis.url) as started:
+        with haproxy([r.address for r in started]) as url:
+            everyone = {r.name for r in started}
+
+            async def scenario() -> tuple[set[str], set[str]]:
+                heard_modern: set[str] = set()
+                heard_legacy: set[str] = set()
+                async with AsyncExitStack() as stack:
+                    caller = await stack.enter_async_context(Client(url, mode="auto"))
+                    await caller.list_tools()
+                    modern = await stack.enter_async_context(Client(url, mode="auto"))
+                    events = await stack.enter_async_context(modern.listen(resource_subscriptions=[BOARD]))
+                    legacy_updates = LegacyUpdates()
+                    legacy = await stack.enter_async_context(
+                        Client(url, mode="legacy", message_handler=legacy_updates)
+                    )
+                    await legacy.subscribe_resource(BOARD)
+                    received: list[Any] = []
+
+                    async def collect() -> None:
+                        async for event in events:
+                            received.append(event)
+
+                    group = await stack.enter_async_context(anyio.create_task_group())
+                    group.start_soon(collect)
+                    # Each change is awaited before the next, so what is heard is known to
+                    # come from the replica that answered; one not heard (at-most-once while
+                    # a stream opens) is made again.
+                    with anyio.fail_after(90):
+                        while heard_modern != everyone or heard_legacy != everyone:
+                            modern_before, legacy_before = len(received), legacy_updates.count
+                            replica = text_of(await caller.call_tool("touch", {}))
+                            with anyio.move_on_after(3):
+                                while len(received) == modern_before or legacy_updates.count == legacy_before:
+                                    await anyio.sleep(0.02)
+                            if received[modern_before:]:
+                                assert received[modern_before:] == [ResourceUpdated(uri=BOARD)]
+                                heard_modern.add(replica)
+                            if legacy_updates.count > legacy_before:
+                                heard_legacy.add(replica)
+                    group.cancel_scope.cancel()
+                return heard_modern, heard_legacy
+
+            assert anyio.run(scenario) == (everyone, everyone)
+
+
+def test_readiness_follows_the_shared_redis(folder: Path) -> None:
+    """A replica given --redis (required) is not ready while Redis does not answer, so a
+    load balancer sends it nothing it could not share; ready again once Redis is back."""
+
+    def ready(replica: Replica) -> tuple[int, str]:
+        response = httpx2.get(f"http://{replica.address}/readyz", timeout=10)
+        return response.status_code, response.text
+
+    def until(replica: Replica, status: int) -> str:
+        deadline = time.monotonic() + 30
+        while (found := ready(replica))[0] != status:
+            assert time.monotonic() < deadline, f"/readyz still {found}"
+            time.sleep(0.1)
+        return found[1]
+
+    with redis_server() as redis, replicas(folder, 1, "--redis", redis.url) as (replica,):
+        assert until(replica, 200) == "ready\n"
+        redis.stop()
+        assert until(replica, 503).startswith(f"redis: unreachable at {redis.url}")
+        assert httpx2.get(f"http://{replica.address}/healthz", timeout=10).status_code == 200
+        redis.start()
+        until(replica, 200)

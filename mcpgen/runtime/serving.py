@@ -14,7 +14,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from .http_guard import RequestGuard, allowed_hosts_for
-from .http_health import HealthEndpoints, Readiness
+from .http_health import HealthEndpoints, Readiness, redis_reachable
 from .http_param_headers import ParamHeaderCheck
 from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
@@ -107,6 +107,8 @@ def http_app(
     # After RequestGuard (a health check names an allowed host too), before AuthGuard
     # and SessionWatch: a load balancer's probe needs no token and opens no session.
     app.state.readiness = readiness or Readiness()
+    if isinstance(server, GeneratedServer):
+        _watch_redis(server, app.state.readiness)
     app.add_middleware(HealthEndpoints, readiness=app.state.readiness)
     app.add_middleware(
         RequestGuard,
@@ -115,6 +117,17 @@ def http_app(
         body_timeout=limits.body_timeout,
     )
     return app
+
+
+def _watch_redis(server: GeneratedServer, readiness: Readiness) -> None:
+    """A server that needs its Redis (not `--redis-optional`) is not ready while Redis
+    does not answer. Imported here: only a server given a Redis needs redis_bus."""
+    if server.redis is None:
+        return
+    from .redis_bus import RedisSubscriptionBus
+
+    if isinstance(server.bus, RedisSubscriptionBus) and server.bus.required:
+        readiness.add_check("redis", redis_reachable(server.redis))
 
 
 def serve(

@@ -1,6 +1,7 @@
 """One replica of the `replicated` server: REPLICA_NAME names it in every answer, and
 `slow` appends each call's id to CALL_LOG before it waits, so a test can tell which calls
-a replica had in flight when it was killed."""
+a replica had in flight when it was killed; `touch` tells board://notes's subscribers
+(on every replica, given `--redis URL`) that it changed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import sys
 
 import anyio
-from replicated import Context, Handlers, SlowInput, WhoamiInput, run
+from replicated import Context, Handlers, SlowInput, TouchInput, WhoamiInput, run
 
 NAME = os.environ.get("REPLICA_NAME", str(os.getpid()))
 
@@ -23,6 +24,10 @@ class Replica(Handlers):
             with open(log, "a", encoding="utf-8") as calls:
                 calls.write(args.call + "\n")
         await anyio.sleep(args.seconds)
+        return NAME
+
+    async def touch(self, args: TouchInput, ctx: Context) -> str:
+        await ctx.notify_resource_updated("board://notes")
         return NAME
 
 
