@@ -3,14 +3,17 @@ checks a spec (without building it), linted (`portable`), and its tools' token b
 
 from __future__ import annotations
 
+import re
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from mcpgen.diagnostics import Diagnostic
+from mcpgen.diagnostics import Diagnostic, Position
 from mcpgen.importer.yaml_text import yaml_text
 from mcpgen.openapi.document import load_document
 from mcpgen.openapi.to_spec import Filters, convert
+from mcpgen.spec.source import JsonPath
 from mcpgen.spec_budget import Budget, budget
 
 
@@ -27,6 +30,37 @@ class ImportedApi:
         return not any(diagnostic.is_error for diagnostic in self.diagnostics)
 
 
+# What real documents get wrong most: an example or default their own schema refuses. Neither
+# constrains a call, so the import drops it (and says so) rather than refuse the operation.
+_REFUSED_VALUE = re.compile(r"^(example|default) .* is not valid under its own schema")
+
+
+def _refused_values(problems: list[Diagnostic], positions: dict[JsonPath, Position]) -> list[JsonPath]:
+    """Where the examples and defaults are that the checks refused."""
+    refused = {problem.position for problem in problems if problem.is_error and _REFUSED_VALUE.match(problem.message)}
+    return [path for path, position in positions.items() if position in refused and _is_value_path(path)]
+
+
+def _is_value_path(path: JsonPath) -> bool:
+    return path[-1:] == ("default",) or (len(path) >= 2 and path[-2] == "examples")
+
+
+def _drop(data: Any, paths: list[JsonPath]) -> None:
+    """Removes each path's value (an example item, or a default), deepest index first."""
+    for path in sorted(
+        paths, key=lambda p: [str(part).zfill(8) if isinstance(part, int) else part for part in p], reverse=True
+    ):
+        parent = data
+        for part in path[:-1]:
+            parent = parent[part]
+        del parent[path[-1]]
+        if path[-2:-1] == ("examples",) and not parent:
+            grandparent = data
+            for part in path[:-2]:
+                grandparent = grandparent[part]
+            del grandparent["examples"]
+
+
 def import_openapi(source: str, spec_name: str, filters: Filters, package: str | None = None) -> ImportedApi:
     """Raises OpenApiError for a document it cannot read."""
     from mcpgen.files import create
@@ -39,14 +73,22 @@ def import_openapi(source: str, spec_name: str, filters: Filters, package: str |
         f"Imported with `mcpgen import --openapi` from {Path(source).name if '://' not in source else source} "
         f"(OpenAPI {document.version}).\nBuild it with `mcpgen build`; `upstream` says where each call goes."
     )
-    text = yaml_text(converted.data, header)
+    notes = list(converted.notes)
     with tempfile.TemporaryDirectory(prefix="mcpgen-import-") as scratch:
         path = Path(scratch) / "spec.yaml"
-        create(path, text)
-        spec, _, problems = checked_spec(path)
+        for _ in range(2):  # the second time without what the first refused
+            text = yaml_text(converted.data, header)
+            path.unlink(missing_ok=True)
+            create(path, text)
+            spec, _, problems = checked_spec(path)
+            refused = _refused_values(problems, spec.source.values)
+            if not refused:
+                break
+            _drop(converted.data, refused)
+            notes.append(f"{len(refused)} example(s) or default(s) that their own schema refuses left out")
         found: Budget | None = None
         if not any(problem.is_error for problem in problems):
             problems = [*problems, *lint(spec, ("portable",))]
             found = budget(spec)
     diagnostics = tuple(replace(d, file=spec_name) if d.file == str(path) else d for d in problems)
-    return ImportedApi(text, len(converted.data["tools"]), tuple(converted.notes), diagnostics, found)
+    return ImportedApi(text, len(converted.data["tools"]), tuple(notes), diagnostics, found)

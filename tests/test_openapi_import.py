@@ -286,3 +286,36 @@ def test_reimport_after_an_api_change_shows_the_mcp_visible_change_in_diff(tmp_p
         ("WIRE/bound-tightened", "tools.listPets.inputSchema.properties.limit.maximum"),
         ("UPSTREAM/request-changed", "tools.showPetById.upstream"),
     }
+
+
+def test_what_real_documents_get_wrong_is_repaired_and_said(tmp_path: Path) -> None:
+    components = {
+        "schemas": {
+            "Filter": {
+                "$recursiveAnchor": True,
+                "type": "object",
+                "required": ["op", "op"],
+                "properties": {
+                    "op": {"type": "string", "enum": ["and", "or"], "example": '"and"'},
+                    "filters": {"type": "array", "items": {"$recursiveRef": "#"}},
+                    "limit": {"type": "integer", "default": None},
+                },
+            }
+        }
+    }
+    operation = {
+        "operationId": "search",
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Filter"}}},
+        },
+        "responses": _ok(),
+    }
+    source = _document(tmp_path, {"/search": {"post": operation}}, components=components)
+    imported = import_openapi(source, "spec.yaml", Filters())
+    assert imported.valid, [d.render() for d in imported.diagnostics]
+    assert imported.notes[-1] == "2 example(s) or default(s) that their own schema refuses left out"
+    definition = convert(load_document(source), Filters()).data["definitions"]["Filter"]
+    assert definition["required"] == ["op"]
+    assert definition["properties"]["filters"]["items"] == {"$ref": "#/definitions/Filter"}
+    assert "$recursiveAnchor" not in definition

@@ -23,7 +23,7 @@ from mcpgen.openapi.schemas import Schemas
 
 _BODY_TYPES = ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
-_UNFLATTENED = ("allOf", "anyOf", "oneOf", "not", "if", "patternProperties", "$ref")
+_UNFLATTENED = ("allOf", "anyOf", "oneOf", "not", "if", "patternProperties", "$ref", "$recursiveAnchor")
 _BINARY_PREFIXES = ("image/", "audio/", "video/", "application/octet-stream", "application/pdf", "application/zip")
 _ANNOTATIONS = {
     "GET": {"readOnlyHint": True},

@@ -3,7 +3,7 @@
 3.1 schemas are 2020-12 already; 3.0's dialect differs, and is converted so that the tool
 accepts exactly what the API does: `nullable: true` adds `null` to `type` (and to `enum`),
 boolean `exclusiveMinimum`/`exclusiveMaximum` become the numbers they qualify, `example`
-becomes `examples`. OpenAPI's own keywords (`discriminator`, `xml`, `externalDocs`) and
+becomes `examples` (in 3.1 documents too, which often still spell them so). OpenAPI's own keywords (`discriminator`, `xml`, `externalDocs`) and
 `x-` extensions are left out. A property marked `readOnly` is no argument (the server sets
 it), one marked `writeOnly` is never in an answer: each is dropped in that direction, with
 its `required` entry.
@@ -24,7 +24,7 @@ from mcpgen.openapi.refs import SCHEMAS_PREFIX, dereferenced, pointed
 Direction = Literal["input", "output"]
 _HIDDEN = {"input": "readOnly", "output": "writeOnly"}
 _SUFFIX = {"input": "Input", "output": "Output"}
-_DROPPED = frozenset({"discriminator", "xml", "externalDocs", "example", "nullable"})
+_DROPPED = frozenset({"discriminator", "xml", "externalDocs", "example", "nullable", "$recursiveAnchor"})
 _SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SCHEMA_VALUES = (
@@ -62,6 +62,7 @@ class Schemas:
         self._names: dict[tuple[str, Direction], str] = {}
         self._hides: dict[tuple[str, str], bool] = {}
         self._inlining: list[str] = []
+        self._defining: list[str] = []  # the definitions being converted, innermost last
 
     # --- which components change with the direction -------------------------------------
 
@@ -109,7 +110,11 @@ class Schemas:
                 self._names[name, key] = name  # both directions share the plain one
         if chosen not in self.definitions:
             self.definitions[chosen] = {}  # reserved first: a recursive schema refers to itself
-            self.definitions[chosen] = self.convert(self._components[name], direction)
+            self._defining.append(chosen)
+            try:
+                self.definitions[chosen] = self.convert(self._components[name], direction)
+            finally:
+                self._defining.pop()
         return chosen
 
     # --- conversion ------------------------------------------------------------------------
@@ -145,6 +150,10 @@ class Schemas:
         """`schema` as 2020-12, for arguments (`input`) or answers (`output`)."""
         if not isinstance(schema, dict):
             return schema
+        if schema.get("$recursiveRef") == "#" and self._defining:
+            # 2019-09's recursion to the enclosing component: a reference to its definition.
+            others = {key: value for key, value in schema.items() if key != "$recursiveRef"}
+            return {"$ref": "#/definitions/" + _escaped(self._defining[-1]), **self.convert(others, direction)}
         if isinstance(schema.get("$ref"), str):
             return self._ref(schema, direction)
         converted: dict[str, Any] = {}
@@ -165,13 +174,17 @@ class Schemas:
                 converted[key] = self.convert(value, direction)
             else:
                 converted[key] = value
-        if dropped and isinstance(converted.get("required"), list):
-            converted["required"] = [name for name in converted["required"] if name not in dropped]
-            if not converted["required"]:
+        if isinstance(converted.get("required"), list):
+            # Listed once each (documents repeat names, which 2020-12 forbids), hidden ones left out.
+            kept = [name for name in dict.fromkeys(converted["required"]) if name not in dropped]
+            if kept:
+                converted["required"] = kept
+            else:
                 del converted["required"]
         if "example" in schema and "examples" not in schema and schema.get("example") is not None:
             converted["examples"] = [schema["example"]]
-        return _from_30(schema, converted) if self._is_30 else converted
+        # 3.0's spellings have no other meaning in 2020-12, and 3.1 documents still use them.
+        return _from_30(schema, converted)
 
 
 def _from_30(schema: dict[str, Any], converted: dict[str, Any]) -> dict[str, Any]:
