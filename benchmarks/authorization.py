@@ -1,12 +1,13 @@
 """Authorization benchmark: C clients, each with its own valid access token, calling one
 tool as stateless 2026-07-28 requests, against the same generated server with and
-without `server.authorization` (issue 23's goal: at least 0.9x the throughput).
+without `server.authorization` (issue 23's goal: at least 0.9x the throughput), the
+tokens JWTs, or opaque ones the server checks by introspection (`run --introspection`).
 
     python benchmarks/authorization.py [--clients C] [--seconds S] [--rounds R]
 
 The server runs `run --http` in a subprocess; the authorization server is a tiny
-RFC 8414 metadata + JWKS server in this process, its RSA key made here, the tokens
-signed with PyJWT (RS256). The two servers take turns, R rounds of S seconds each
+RFC 8414 metadata + JWKS + RFC 7662 introspection server in this process, its RSA key
+made here, the tokens signed with PyJWT (RS256). The servers take turns, R rounds of S seconds each
 after a one-second warm-up, and the table gives the medians: calls/s (wall clock, the
 clients share the machine) and calls per CPU second of the server process (what the
 server itself spends, less disturbed by what else runs).
@@ -18,6 +19,7 @@ import argparse
 import asyncio
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -27,6 +29,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
@@ -73,8 +76,13 @@ run(Guarded(), sys.argv[1:], limits=limits)
 VERSION = "2026-07-28"
 
 
-def authorization_server(key: rsa.RSAPrivateKey) -> str:
-    """Serve RFC 8414 metadata and the JWKS of `key` on a free port; its issuer URL."""
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many clients' first calls ask at once; the default is 5
+
+
+def authorization_server(key: rsa.RSAPrivateKey, opaque: dict[str, dict[str, Any]]) -> str:
+    """Serve RFC 8414 metadata, the JWKS of `key` and the introspection of the `opaque`
+    tokens (token -> its answer) on a free port; its issuer URL."""
     jwk = {**json.loads(RSAAlgorithm.to_jwk(key.public_key())), "kid": "k1", "alg": "RS256", "use": "sig"}
     documents: dict[str, bytes] = {}
 
@@ -90,13 +98,22 @@ def authorization_server(key: rsa.RSAPrivateKey) -> str:
             self.end_headers()
             self.wfile.write(body)
 
+        def do_POST(self) -> None:  # noqa: N802
+            form = parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+            body = json.dumps(opaque.get(form["token"][0], {"active": False})).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
         def log_message(self, *args: Any) -> None:
             pass
 
-    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    http = _Server(("127.0.0.1", 0), Handler)
     issuer = f"http://127.0.0.1:{http.server_address[1]}"
     documents["/.well-known/oauth-authorization-server"] = json.dumps(
-        {"issuer": issuer, "jwks_uri": issuer + "/jwks"}
+        {"issuer": issuer, "jwks_uri": issuer + "/jwks", "introspection_endpoint": issuer + "/introspect"}
     ).encode()
     documents["/jwks"] = json.dumps({"keys": [jwk]}).encode()
     threading.Thread(target=http.serve_forever, daemon=True).start()
@@ -147,10 +164,12 @@ async def load(url: str, tokens: list[str | None], seconds: float) -> int:
     return answered
 
 
-def measure(directory: Path, port: int, issuer: str | None, tokens: list[str | None], seconds: float) -> tuple[float, float]:
+def measure(
+    directory: Path, port: int, issuer: str | None, tokens: list[str | None], seconds: float, *flags: str
+) -> tuple[float, float]:
     """(calls/s, calls per server CPU second) of one round, the server on `port`."""
     url = f"http://127.0.0.1:{port}/mcp"
-    command = [PYTHON, "app.py", "--http", f"127.0.0.1:{port}", "--max-sessions", "0"]
+    command = [PYTHON, "app.py", "--http", f"127.0.0.1:{port}", "--max-sessions", "0", *flags]
     if issuer is not None:
         command += ["--resource", url, "--authorization-server", issuer]
     server = subprocess.Popen(command, cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -181,24 +200,31 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     options = parser.parse_args()
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    issuer = authorization_server(key)
+    opaque: dict[str, dict[str, Any]] = {}
+    issuer = authorization_server(key, opaque)
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         plain, guarded = build(folder, "plain", ""), build(folder, "guarded", AUTHORIZATION)
         now = int(time.time())
-        results: dict[str, list[tuple[float, float]]] = {"without": [], "with": []}
+        results: dict[str, list[tuple[float, float]]] = {"without": [], "JWT": [], "introspected": []}
         for _ in range(options.rounds):
             anonymous: list[str | None] = [None] * options.clients
             results["without"].append(measure(plain, free_port(), None, anonymous, options.seconds))
             port = free_port()  # the tokens' audience is the URL the server is served at
             tokens = signed(key, issuer, f"http://127.0.0.1:{port}/mcp", now, options.clients)
-            results["with"].append(measure(guarded, port, issuer, tokens, options.seconds))
+            results["JWT"].append(measure(guarded, port, issuer, tokens, options.seconds))
+            port = free_port()
+            tokens = introspected(opaque, issuer, f"http://127.0.0.1:{port}/mcp", now, options.clients)
+            results["introspected"].append(measure(guarded, port, issuer, tokens, options.seconds, "--introspection"))
+    names = {"without": "without authorization", "JWT": "with authorization (JWT)"}
+    names["introspected"] = "with authorization (opaque, introspected)"
     rows = []
     for name, samples in results.items():
-        rows.append([f"{name} authorization", f"{median([s[0] for s in samples]):.0f}", f"{median([s[1] for s in samples]):.0f}"])
-    wall = ratio(median([s[0] for s in results["with"]]), median([s[0] for s in results["without"]]))
-    cpu = ratio(median([s[1] for s in results["with"]]), median([s[1] for s in results["without"]]))
-    rows.append(["with / without", wall, cpu])
+        rows.append([names[name], f"{median([s[0] for s in samples]):.0f}", f"{median([s[1] for s in samples]):.0f}"])
+    for name in ("JWT", "introspected"):
+        wall = ratio(median([s[0] for s in results[name]]), median([s[0] for s in results["without"]]))
+        cpu = ratio(median([s[1] for s in results[name]]), median([s[1] for s in results["without"]]))
+        rows.append([f"{name} / without", wall, cpu])
     print_table(
         f"{options.clients} clients, stateless tools/call, {options.rounds} rounds of {options.seconds:g} s (medians)",
         ["server", "calls/s", "calls per server CPU s"],
@@ -218,6 +244,20 @@ def signed(key: rsa.RSAPrivateKey, issuer: str, audience: str, now: int, count: 
         )
         for n in range(count)
     ]  # fmt: skip
+
+
+def introspected(
+    opaque: dict[str, dict[str, Any]], issuer: str, audience: str, now: int, count: int
+) -> list[str | None]:
+    """One opaque token per client, made active at the introspection endpoint (each
+    is asked about once: the server remembers the answer)."""
+    tokens: list[str | None] = []
+    for n in range(count):
+        token = secrets.token_urlsafe(32)
+        opaque[token] = {"active": True, "iss": issuer, "aud": audience, "sub": f"user{n}", "client_id": "bench",
+                         "scope": "notes:read", "exp": now + 3600}  # fmt: skip
+        tokens.append(token)
+    return tokens
 
 
 if __name__ == "__main__":

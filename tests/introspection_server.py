@@ -23,6 +23,10 @@ CLIENT_SECRET = (
 )
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many clients' first calls ask at once; the default is 5
+
+
 class IntrospectionServer:
     """`tokens` maps an opaque token to the answer about it (unknown: inactive).
     `failing` makes the endpoint answer 500; `delay` slows each answer down."""
@@ -75,7 +79,7 @@ class IntrospectionServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.http = _Server(("127.0.0.1", 0), Handler)
         self.issuer = f"http://127.0.0.1:{self.http.server_address[1]}"
         self.endpoint = self.issuer + "/introspect"
         threading.Thread(

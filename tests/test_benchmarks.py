@@ -91,5 +91,5 @@ def test_tasks_prints_its_table() -> None:
 @pytest.mark.slow
 def test_authorization_prints_its_table() -> None:
     output = _run("authorization.py", "--clients", "5", "--seconds", "0.5", "--rounds", "1")
-    rows = [line for line in output.splitlines() if line.startswith(("without authorization", "with "))]
-    assert len(rows) == 3, output
+    rows = [line for line in output.splitlines() if line.startswith(("without ", "with ", "JWT /", "introspected /"))]
+    assert len(rows) == 5, output
