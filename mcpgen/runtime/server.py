@@ -9,14 +9,12 @@ schema.json, which mcpgen writes beside server.py.
 from __future__ import annotations
 
 import warnings
-import weakref
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, cast, get_args
 
 import mcp_types as types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
@@ -31,12 +29,11 @@ from mcp.server.subscriptions import (
     SubscriptionBus,
     ToolsListChanged,
 )
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .completions import CompletionHandler, CompletionTable, CompletionValues
 from .keys import deployment_secret
+from .legacy_connections import LegacyConnections
 from .limits import Limits
-from .log import logger
 from .package_data import schema_document
 from .prompts import PromptBinding, PromptTable, prompt_messages_mismatches
 from .redis_link import RedisLink
@@ -81,6 +78,7 @@ class GeneratedServer(Server[Any]):
         # This process's listeners; a Redis bus (use_redis) wraps it, so the
         # ListenHandler made here hears the other replicas' events too.
         self._local_bus = InMemorySubscriptionBus()
+        self.legacy = LegacyConnections()
         self.bus: SubscriptionBus = self._local_bus
         self.redis: RedisLink | None = None
         self._redis_bus: RedisSubscriptionBus | None = None
@@ -90,29 +88,21 @@ class GeneratedServer(Server[Any]):
         options.setdefault("lifespan", GeneratedServer._lifespan)
         if (declared.get("resources") or {}).get("subscribe"):
             options.update(
-                on_subscribe_resource=self._subscribe,
-                on_unsubscribe_resource=self._unsubscribe,
+                on_subscribe_resource=self.legacy.subscribe,
+                on_unsubscribe_resource=self.legacy.unsubscribe,
             )
         with warnings.catch_warnings():
             # logging/setLevel is deprecated in 2026-07-28; 2025-11-25 clients still send it.
             warnings.simplefilter("ignore")
             if "logging" in declared:
-                options["on_set_logging_level"] = self._set_logging_level
+                options["on_set_logging_level"] = self.legacy.set_logging_level
             super().__init__(name, **options)
         self.declared = declared
         self.limits = limits or Limits()
         # Where tasks are kept, when some tool may run as one (see task_serving.py).
         self.task_store: TaskStore | None = None
         self.tasks: ServedTasks | None = None
-        # Per 2025-11-25 connection: the standalone channels notifications go out on.
-        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._subscribed: weakref.WeakKeyDictionary[Any, set[str]] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._log_levels: weakref.WeakKeyDictionary[Any, types.LoggingLevel] = (
-            weakref.WeakKeyDictionary()
-        )
-        self.middleware.append(self._remember_connection)
+        self.middleware.append(self.legacy.remember)
         self.middleware.append(
             RequestStateBoundary(_request_state_security(), default_audience=name)
         )
@@ -129,7 +119,7 @@ class GeneratedServer(Server[Any]):
         self._redis_bus = RedisSubscriptionBus(
             link,
             local=self._local_bus,
-            on_remote=self._send_to_connections,
+            on_remote=self.legacy.send,
             required=required,
         )
         self.bus = self._redis_bus
@@ -167,42 +157,12 @@ class GeneratedServer(Server[Any]):
             options.capabilities.tasks = LEGACY_TASKS_CAPABILITY
         return options
 
-    async def _remember_connection(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._connections.add(_connection(ctx))
-        return await call_next(ctx)
-
-    async def _subscribe(
-        self, ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
-    ) -> types.EmptyResult:
-        self._subscribed.setdefault(_connection(ctx), set()).add(str(params.uri))
-        return types.EmptyResult()
-
-    async def _unsubscribe(
-        self,
-        ctx: ServerRequestContext[Any, Any],
-        params: types.UnsubscribeRequestParams,
-    ) -> types.EmptyResult:
-        self._subscribed.get(_connection(ctx), set()).discard(str(params.uri))
-        return types.EmptyResult()
-
-    async def _set_logging_level(
-        self, ctx: ServerRequestContext[Any, Any], params: types.SetLevelRequestParams
-    ) -> types.EmptyResult:
-        self._log_levels[_connection(ctx)] = params.level
-        return types.EmptyResult()
-
     def log_level_allows(self, session: Any, level: types.LoggingLevel) -> bool:
         """Whether a 2025-11-25 client's `logging/setLevel` lets `level` through.
 
         (2026-07-28 clients choose a level per request; the SDK filters those.)
         """
-        threshold = self._log_levels.get(getattr(session, "_connection", None))
-        return threshold is None or _LOG_LEVELS.index(level) >= _LOG_LEVELS.index(
-            threshold
-        )
+        return self.legacy.log_level_allows(session, level)
 
     async def notify_tools_changed(self) -> None:
         """Tell clients the tool list changed: 2026 listeners and 2025 connections alike
@@ -223,44 +183,7 @@ class GeneratedServer(Server[Any]):
 
     async def _announce(self, event: ServerEvent) -> None:
         await self.bus.publish(event)
-        await self._send_to_connections(event)
-
-    async def _send_to_connections(self, event: ServerEvent) -> None:
-        """Send `event` to this process's 2025-11-25 connections that want it."""
-        if isinstance(event, ResourceUpdated):
-            for connection in [
-                c for c, uris in list(self._subscribed.items()) if event.uri in uris
-            ]:
-                await _quietly(connection.send_resource_updated(event.uri))
-            return
-        send = _LIST_CHANGED_SENDS[type(event)]
-        for connection in list(self._connections):
-            await _quietly(getattr(connection, send)())
-
-
-# What a 2025-11-25 connection is told a list changed with.
-_LIST_CHANGED_SENDS = {
-    ToolsListChanged: "send_tool_list_changed",
-    PromptsListChanged: "send_prompt_list_changed",
-    ResourcesListChanged: "send_resource_list_changed",
-}
-# From least to most severe (the order the type lists them in): a level lets itself
-# and everything after it through.
-_LOG_LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)
-
-
-def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
-    # mcp 2.3.0 offers no public handle on a request's connection; its session keeps one.
-    return ctx.session._connection
-
-
-async def _quietly(send: Awaitable[None]) -> None:
-    """Send a notification to a connection that may have gone away meanwhile."""
-    try:
-        await send
-    except Exception:  # noqa: BLE001
-        # A closed connection cannot be told anything, and that is fine.
-        logger.debug("a notification could not be delivered", exc_info=True)
+        await self.legacy.send(event)
 
 
 def _request_state_security() -> RequestStateSecurity:
