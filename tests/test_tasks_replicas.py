@@ -85,7 +85,13 @@ LEASE = 1.0
 class Replica:
     """One server process on a port of its own, `--stateless --redis URL`."""
 
-    def __init__(self, app: Path, redis_url: str, environment: dict[str, str]) -> None:
+    def __init__(
+        self,
+        app: Path,
+        redis_url: str,
+        environment: dict[str, str],
+        stateless: bool = True,
+    ) -> None:
         self.app = app
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
@@ -95,7 +101,7 @@ class Replica:
             str(app),
             "--http",
             f"127.0.0.1:{self.port}",
-            "--stateless",
+            *(["--stateless"] if stateless else []),
             "--redis",
             redis_url,
         ]
@@ -159,6 +165,10 @@ def replicas(
         Replica(folder / "app.py", redis_for_replicas.url, environment)
         for _ in range(3)
     ]
+    # A fourth, with 2025-11-25 sessions.
+    made.append(
+        Replica(folder / "app.py", redis_for_replicas.url, environment, stateless=False)
+    )
     try:
         for replica in made:
             replica.start()
@@ -216,7 +226,7 @@ class Legacy:
 def test_2025_a_task_from_one_replica_is_read_and_returned_on_another_cancelled_on_a_third(
     replicas: list[Replica],
 ) -> None:
-    a, b, c = (Legacy(replica.url) for replica in replicas)
+    a, b, c = (Legacy(replica.url) for replica in replicas[:3])
     task_id = a.start(seconds=1)
     assert b.get(task_id)["status"] == "working"
     result = b.result("tasks/result", {"taskId": task_id})  # waits on b for a's work
@@ -236,7 +246,7 @@ def test_2025_a_task_from_one_replica_is_read_and_returned_on_another_cancelled_
 def test_2026_a_task_is_read_cancelled_and_answered_from_other_replicas(
     replicas: list[Replica],
 ) -> None:
-    a, b, c = (Stateless(replica.url, WITH_TASKS) for replica in replicas)
+    a, b, c = (Stateless(replica.url, WITH_TASKS) for replica in replicas[:3])
     created = a.call("slow", {"seconds": 1})
     assert created["resultType"] == "task"
     task_id = created["taskId"]
@@ -297,3 +307,20 @@ def test_tasks_survive_a_restart_and_a_stopping_replica_fails_its_running_tasks(
     again = Legacy(first.url)
     result = again.result("tasks/result", {"taskId": task_id})
     assert result["content"] == [{"type": "text", "text": f"done by {ran_by}"}]
+
+
+def test_the_running_tasks_of_a_closed_2025_session_are_cancelled(
+    replicas: list[Replica],
+) -> None:
+    with_sessions = replicas[3]
+    session = Http(with_sessions.url)
+    created = session.request(
+        "tools/call", {"name": "slow", "arguments": {"seconds": 60}, "task": {}}
+    )
+    task_id = created["result"]["task"]["taskId"]
+    assert (
+        session.request("tasks/get", {"taskId": task_id})["result"]["status"]
+        == "working"
+    )
+    session.close()  # DELETE: the session ends, and nobody else may see its tasks
+    assert with_sessions.stopped_a_handler()
