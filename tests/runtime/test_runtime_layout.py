@@ -11,43 +11,20 @@ RUNTIME = Path(mcpgen.runtime.__file__).parent
 MODULES = sorted(RUNTIME.glob("*.py"))
 # pydantic_core comes with pydantic, at the version pydantic pins; PyJWT (with its crypto
 # extra) and httpx2 with mcp, which depends on them (the authorization runtime's tokens).
-ALLOWED = {
-    "mcp",
-    "mcp_types",
-    "pydantic",
-    "pydantic_core",
-    "jsonschema_rs",
-    "anyio",
-    "uvicorn",
-    "jwt",
-    "httpx2",
-}
+ALLOWED = {"mcp", "mcp_types", "pydantic", "pydantic_core", "jsonschema_rs", "anyio", "uvicorn", "jwt", "httpx2"}
 # Optional dependencies (an extra): imported only inside the functions that need them, so a
 # package that does not use the feature imports nothing new.
 OPTIONAL = {"redis"}
-SERVER_SIDE = {
-    "server",
-    "serving",
-    "tools",
-    "resources",
-    "prompts",
-    "completions",
-    "context",
-}
+SERVER_SIDE = {"server", "serving", "tools", "resources", "prompts", "completions", "context"}
 
 
 def _imports(path: Path, at_run_time: bool = False) -> list[tuple[int, str]]:
     """(level, module) of every import in a file: level 0 is absolute, 1 is `from .x`;
-    `at_run_time` leaves out those under `if TYPE_CHECKING:`, which cost nothing when run.
-    """
+    `at_run_time` leaves out those under `if TYPE_CHECKING:`, which cost nothing when run."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     if at_run_time:
         for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.If)
-                and isinstance(node.test, ast.Name)
-                and node.test.id == "TYPE_CHECKING"
-            ):
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
                 node.body = [ast.Pass()]
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
@@ -60,23 +37,8 @@ def _imports(path: Path, at_run_time: bool = False) -> list[tuple[int, str]]:
 
 def test_the_runtime_has_its_modules() -> None:
     names = {path.stem for path in MODULES}
-    assert {
-        "__init__",
-        "errors",
-        "validation",
-        "content",
-        "context",
-        "pagination",
-        "client",
-    } <= names
-    assert {
-        "tools",
-        "resources",
-        "prompts",
-        "completions",
-        "server",
-        "serving",
-    } <= names
+    assert {"__init__", "errors", "validation", "content", "context", "pagination", "client"} <= names
+    assert {"tools", "resources", "prompts", "completions", "server", "serving"} <= names
 
 
 def test_no_module_imports_mcpgen() -> None:
@@ -91,23 +53,15 @@ def test_modules_import_only_siblings_the_sdk_and_the_standard_library() -> None
     for path in MODULES:
         for level, module in _imports(path):
             if level:
-                assert level == 1 and (RUNTIME / f"{module}.py").is_file(), (
-                    path.name,
-                    module,
-                )
+                assert level == 1 and (RUNTIME / f"{module}.py").is_file(), (path.name, module)
             else:
                 top = module.split(".")[0]
-                allowed = ALLOWED | OPTIONAL
-                assert top in allowed or top in sys.stdlib_module_names, (
-                    path.name,
-                    module,
-                )
+                assert top in ALLOWED | OPTIONAL or top in sys.stdlib_module_names, (path.name, module)
 
 
 def test_optional_dependencies_are_imported_where_used() -> None:
     for path in MODULES:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
             imported = _module_level_imports(node)
             assert not imported & OPTIONAL, (path.name, imported)
 
@@ -121,9 +75,7 @@ def _module_level_imports(node: ast.stmt) -> set[str]:
     if isinstance(node, ast.If) and ast.unparse(node.test) != "TYPE_CHECKING":
         inner = [*node.body, *node.orelse]
     elif isinstance(node, ast.Try):
-        handlers = [
-            statement for handler in node.handlers for statement in handler.body
-        ]
+        handlers = [statement for handler in node.handlers for statement in handler.body]
         inner = [*node.body, *handlers, *node.orelse, *node.finalbody]
     else:
         return set()
@@ -132,9 +84,7 @@ def _module_level_imports(node: ast.stmt) -> set[str]:
 
 def test_the_package_init_imports_nothing() -> None:
     assert _imports(RUNTIME / "__init__.py") == []
-    assert ast.get_docstring(
-        ast.parse((RUNTIME / "__init__.py").read_text(encoding="utf-8"))
-    )
+    assert ast.get_docstring(ast.parse((RUNTIME / "__init__.py").read_text(encoding="utf-8")))
 
 
 def test_the_client_imports_nothing_of_the_server() -> None:
@@ -142,6 +92,4 @@ def test_the_client_imports_nothing_of_the_server() -> None:
         if level:
             assert module not in SERVER_SIDE, module
         else:
-            assert module.split(".")[0] == "mcp_types" or not module.startswith(
-                "mcp"
-            ), module
+            assert module.split(".")[0] == "mcp_types" or not module.startswith("mcp"), module
