@@ -221,7 +221,7 @@ async def test_python_m_package_forwards_calls(transport: str, mode: str, packag
     assert (add_pet.method, add_pet.headers["content-type"]) == ("POST", "application/json")
     assert json.loads(add_pet.body) == {"name": "Kit", "tags": ["new"]}
     assert add_pet.headers["authorization"] == "Bearer token-2" and "x-api-key" not in add_pet.headers
-    assert (photo_.path, photo_.headers["accept"]) == ("/v1/pets/1/photo", "image/png")
+    assert (photo_.path, photo_.headers["accept"]) == ("/v1/pets/1/photo", "image/png, */*;q=0.1")
     assert (delete.method, delete.path) == ("DELETE", "/v1/pets/1")
     assert not_found.path == "/v1/pets/404"
     assert [r.path for r in retried] == ["/v1/pets/503"] * 3  # a GET: retried, then the error

@@ -199,7 +199,7 @@ async def test_parameters_reach_the_api_as_openapi_serializes_them(
     assert request.headers["x-api-key"] == "k-1"  # the first requirement the environment meets
     assert request.headers["cookie"] == "session=s%201"  # a null leaves the cookie out
     assert "authorization" not in request.headers
-    assert request.headers["accept"] == "application/json"
+    assert request.headers["accept"] == "application/json, */*;q=0.1"
     assert request.body == b""
 
 

@@ -103,8 +103,12 @@ class Operation:
 
     @property
     def accept(self) -> str:
+        """The success response's media type first; anything else after it, since an
+        API that answers a vendor type (`application/vnd.x+json`) would refuse a plain
+        `application/json` (406), and a JSON answer is read as JSON whatever its label.
+        """
         wanted = self.response.get("mimeType") or self.response.get("contentType")
-        return str(wanted) if wanted else "application/json, */*;q=0.5"
+        return f"{wanted or 'application/json'}, */*;q=0.1"
 
 
 @dataclass
