@@ -6,6 +6,7 @@ and the start without Redis, refused with the URL named, or served alone on requ
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 import redis as redis_py
-from helpers import ROOT, free_port, listening
+from helpers import CONFORMANCE_APP, ROOT, free_port, listening, load_module
 from mcp import Client, StdioServerParameters
 from mcp.server.subscriptions import (
     PromptsListChanged,
@@ -345,3 +346,44 @@ def test_the_fanout_benchmark_prints_its_table() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Notification fan-out, 5 events one at a time (ms)" in result.stdout
     assert "across replicas: call on B -> listener on A       5" in result.stdout
+
+
+# --- the generated functions -----------------------------------------------------------------
+
+
+def _conformance() -> tuple[Any, Any]:
+    """The generated conformance package, and its fixtures' handlers."""
+    # Loading the app puts its folder, and so the generated package, on sys.path.
+    fixtures = load_module("conformance_app", CONFORMANCE_APP).ConformanceFixtures()
+    return importlib.import_module("conformance_server"), fixtures
+
+
+def test_the_generated_functions_take_the_redis_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    package, fixtures = _conformance()
+    monkeypatch.delenv("MCP_REDIS_URL", raising=False)
+    assert package.create_server(fixtures).redis is None
+    server = package.create_server(fixtures, redis_url="redis://replicas.example:6379/1")
+    assert server.redis.url == "redis://replicas.example:6379/1"
+    assert type(server.bus).__name__ == "RedisSubscriptionBus" and server.bus.channel == CHANNEL
+    monkeypatch.setenv("MCP_REDIS_URL", "redis://from-the-environment:6379/0")
+    assert package.create_server(fixtures).redis.url == "redis://from-the-environment:6379/0"
+
+
+async def test_an_app_whose_redis_is_down_fails_its_startup() -> None:
+    """Under uvicorn, the app's startup fails with the error naming the URL."""
+    package, fixtures = _conformance()
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    app = package.create_app(fixtures, redis_url=url)
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "lifespan.startup"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    # The package's own copy of the runtime raises its own RedisUnavailable.
+    unavailable = importlib.import_module("conformance_server._runtime.redis_link").RedisUnavailable
+    with pytest.raises(unavailable, match=f"cannot reach Redis at {url}"):
+        await app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, receive, send)
+    assert sent[-1]["type"] == "lifespan.startup.failed"
