@@ -10,6 +10,7 @@ from __future__ import annotations
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
@@ -20,6 +21,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from helpers import ROOT
 from mcp import Client
 from mcp.server.subscriptions import ResourceUpdated
 from services import Replica, build_replicated, haproxy, redis_server, replicas
@@ -354,3 +356,12 @@ def test_readiness_follows_the_shared_redis(folder: Path) -> None:
         assert httpx2.get(f"http://{replica.address}/healthz", timeout=10).status_code == 200
         redis.start()
         until(replica, 200)
+
+
+def test_the_replicas_benchmark_prints_its_table() -> None:
+    command = [sys.executable, str(ROOT / "benchmarks" / "replicas.py"), "--clients", "5", "--seconds", "0.5", "--rounds", "1"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line.split() for line in result.stdout.splitlines() if line[:1] in "123" and "x" in line]
+    assert [row[0] for row in rows] == ["1", "2", "3"] and rows[0][2] == "1.00x", result.stdout
+    assert "cores" in result.stdout and "cannot" in result.stdout
