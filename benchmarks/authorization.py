@@ -141,6 +141,9 @@ async def load(url: str, tokens: list[str | None], seconds: float) -> int:
     meta = {"io.modelcontextprotocol/protocolVersion": VERSION, "io.modelcontextprotocol/clientCapabilities": {}}
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}, "_meta": meta}}
     answered = 0
+    # One pool of keep-alive connections, one per client at a time: 50 AsyncClients of
+    # their own took longer to make (each loads the CA bundle) than a round lasts.
+    pool = httpx2.AsyncClient(timeout=60, limits=httpx2.Limits(max_connections=None, max_keepalive_connections=None))
     end = time.monotonic() + seconds
 
     async def client(bearer: str | None) -> None:
@@ -153,14 +156,14 @@ async def load(url: str, tokens: list[str | None], seconds: float) -> int:
         }
         if bearer is not None:
             headers["Authorization"] = f"Bearer {bearer}"
-        async with httpx2.AsyncClient(timeout=60) as http:
-            while time.monotonic() < end:
-                response = await http.post(url, json=body, headers=headers)
-                if response.status_code != 200:
-                    raise SystemExit(f"HTTP {response.status_code}: {response.text}")
-                answered += 1
+        while time.monotonic() < end:
+            response = await pool.post(url, json=body, headers=headers)
+            if response.status_code != 200:
+                raise SystemExit(f"HTTP {response.status_code}: {response.text}")
+            answered += 1
 
-    await asyncio.gather(*(client(bearer) for bearer in tokens))
+    async with pool:
+        await asyncio.gather(*(client(bearer) for bearer in tokens))
     return answered
 
 
