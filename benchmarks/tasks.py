@@ -1,7 +1,7 @@
 """Tasks benchmark: N concurrent short tool calls made as 2025-11-25 tasks, beside the same
 calls made plainly, against one generated server over Streamable HTTP.
 
-    python benchmarks/tasks.py [--tasks N] [--sessions S]
+    python benchmarks/tasks.py [--tasks N] [--sessions S] [--redis URL]
 
 The server (a one-tool spec, `execution: {taskSupport: optional}`, the handler returns at
 once) runs `run --http` in a subprocess, with the per-client HTTP bounds lifted so one
@@ -13,6 +13,8 @@ waiting in the client's pool). S 2025-11-25 sessions share the N calls
      until it is completed, then its `tasks/result`; tasks/s (first created to last
      result read), p50/p99 of `tasks/get`;
   the server's resident memory after each phase (VmRSS) and its peak (VmHWM).
+With `--redis URL` the server keeps its tasks in that Redis (`run --redis`): the same
+calls, each task's changes a Lua script there, `tasks/result` awaiting by pub/sub.
 """
 
 from __future__ import annotations
@@ -213,6 +215,7 @@ def main() -> None:
     )
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--redis", metavar="URL", help="keep the tasks in this Redis")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
@@ -226,7 +229,8 @@ def main() -> None:
         port = free_port()
         log = tempfile.TemporaryFile(mode="w+")
         server = subprocess.Popen(
-            [PYTHON, "app.py", "--http", f"127.0.0.1:{port}"],
+            [PYTHON, "app.py", "--http", f"127.0.0.1:{port}"]
+            + (["--redis", options.redis] if options.redis else []),
             cwd=folder,
             stdout=log,
             stderr=subprocess.STDOUT,
