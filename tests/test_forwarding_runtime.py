@@ -347,15 +347,26 @@ async def test_only_idempotent_methods_are_retried(fresh: RecordingApi) -> None:
     await forwarding.aclose()
 
 
-async def test_an_unreachable_api_is_a_tool_error() -> None:
-    forwarding = Upstream(
-        DOCUMENT,
-        url=f"http://127.0.0.1:{free_port()}",
-        settings=UpstreamSettings(backoff=0.01),
-    )
-    with pytest.raises(ToolError, match="could not be reached"):
+async def test_an_unreachable_api_is_a_tool_error_that_shows_no_password() -> None:
+    port = free_port()
+    url = f"http://ann:secret@127.0.0.1:{port}/v1"
+    forwarding = Upstream(DOCUMENT, url=url, settings=UpstreamSettings(backoff=0.01))
+    with pytest.raises(ToolError) as raised:
         await forwarding.call_model("get_pet", args(petId=1, tag="x"), Pet)
     await forwarding.aclose()
+    assert str(raised.value) == f"The API at http://127.0.0.1:{port}/v1 could not be reached."
+
+
+async def test_a_blob_s_uri_carries_no_api_key_from_the_query(fresh: RecordingApi) -> None:
+    fresh.answer = lambda request: Answer(body=b"\x00\x01", content_type="application/octet-stream")
+    document = {**DOCUMENT, "security": [{"query_key": []}]}
+    environment = {"MCP_UPSTREAM_QUERY_KEY": "secret-key"}
+    forwarding = Upstream(document, url=fresh.url, environment=environment)
+    content = await forwarding.call_content("photo", args())
+    await forwarding.aclose()
+    assert fresh.last.query == "key=secret-key"
+    assert isinstance(content, list) and isinstance(content[0], types.EmbeddedResource)
+    assert content[0].resource.uri == fresh.url + "/photo"
 
 
 async def test_answers_past_the_size_bound_are_refused(fresh: RecordingApi) -> None:

@@ -28,7 +28,8 @@ from pydantic import BaseModel, RootModel, ValidationError
 
 from .content import ToolContent, embedded_resource
 from .errors import ToolError
-from .upstream_requests import Operation, Request, build_request
+from .log import logger
+from .upstream_requests import Operation, Request, build_request, without_secrets
 
 if TYPE_CHECKING:
     import httpx2 as httpx
@@ -135,7 +136,7 @@ class Upstream:
         media_type = response.headers.get("content-type", "").split(";")[0].strip()
         if operation.binary or (body and not _textual(media_type)):
             mime_type = media_type or operation.response.get("mimeType")
-            return [embedded_resource(request.url, body, mime_type)]
+            return [embedded_resource(request.shown_url, body, mime_type)]
         if not body:
             return f"{response.status_code} {response.reason_phrase}".strip()
         return body.decode("utf-8", "replace")
@@ -183,15 +184,20 @@ class Upstream:
                 response, body = await self._read(request)
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 if last:
+                    logger.warning("%s: %r", request.shown_url, exc)
                     raise ToolError(
-                        f"The API at {self.url} could not be reached: {exc}"
+                        f"The API at {without_secrets(self.url)} could not be reached."
                     ) from None
             except httpx.TimeoutException:
                 raise ToolError(
                     f"The API did not answer within {self.settings.timeout:g} s."
                 ) from None
             except httpx.HTTPError as exc:
-                raise ToolError(f"The request to the API failed: {exc}") from None
+                # Its text may quote the URL, credentials in the query included.
+                logger.warning("%s: %r", request.shown_url, exc)
+                raise ToolError(
+                    f"The request to the API failed ({type(exc).__name__})."
+                ) from None
             else:
                 if last or response.status_code not in _RETRIED_STATUSES:
                     return response, body

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 AUTHORIZATION_VARIABLE = "MCP_UPSTREAM_AUTHORIZATION"
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
@@ -118,6 +118,9 @@ class Request:
     method: str
     url: str
     headers: dict[str, str]
+    # The URL without query or user info, fit to show the MCP client: an API key may
+    # travel in the query, and a password in the base URL.
+    shown_url: str = ""
     content: bytes | None = None
     # multipart/form-data: name -> (filename, value, content type), as httpx takes them
     files: list[tuple[str, tuple[None, str, str | None]]] | None = None
@@ -171,12 +174,19 @@ def build_request(
     if cookies:
         headers["cookie"] = "; ".join(cookies)
     url = base_url.rstrip("/") + path + ("?" + "&".join(query) if query else "")
-    request = Request(operation.method, url, headers)
+    request = Request(operation.method, url, headers, without_secrets(url))
     if operation.body is not None and (body or whole_body is not None):
         _set_body(
             request, operation.body, whole_body if whole_body is not None else body
         )
     return request
+
+
+def without_secrets(url: str) -> str:
+    """`url` without its query, fragment and user info."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 # --- parameter serialization (OpenAPI's style and explode) ---------------------------
