@@ -93,3 +93,10 @@ def test_authorization_prints_its_table() -> None:
     output = _run("authorization.py", "--clients", "5", "--seconds", "0.5", "--rounds", "1")
     rows = [line for line in output.splitlines() if line.startswith(("without ", "with ", "JWT /", "introspected /"))]
     assert len(rows) == 5, output
+
+
+@pytest.mark.slow
+def test_openapi_import_prints_its_table() -> None:
+    output = _run("openapi_import.py", "--operations", "8")
+    assert "openapi import: 8 operations" in output
+    assert "goal: import + build within 2x datamodel-codegen on the document:" in output

@@ -319,3 +319,34 @@ def test_what_real_documents_get_wrong_is_repaired_and_said(tmp_path: Path) -> N
     assert definition["required"] == ["op"]
     assert definition["properties"]["filters"]["items"] == {"$ref": "#/definitions/Filter"}
     assert "$recursiveAnchor" not in definition
+
+
+def test_a_document_by_url_resolves_a_relative_server_against_its_own_url(tmp_path: Path) -> None:
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(OAI))
+    with ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/link-example.yaml"
+            imported = import_openapi(url, "spec.yaml", Filters(methods=frozenset({"GET"})))
+        finally:
+            server.shutdown()
+    assert imported.valid and imported.tools == 5
+    assert f"  upstream:\n    url: http://127.0.0.1:{server.server_address[1]}\n" in imported.text
+
+
+def test_lint_budget_prints_bytes_and_tokens_per_tool(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    assert run_mcpgen("import", "--openapi", str(OAI / "petstore.yaml"), "-o", str(spec)).returncode == 0
+    result = run_mcpgen("lint", "--budget", str(spec))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "token budget: 3 tools, tools/list 1,272 bytes, ~318 tokens (bytes/4)"
+    # The largest first: listPets carries its output schema, createPets no answer at all.
+    assert [line.split()[-1] for line in lines[1:]] == ["listPets", "showPetById", "createPets"]
+    as_json = json.loads(run_mcpgen("lint", "--budget", "--format", "json", str(spec)).stdout)
+    assert set(as_json["budget"]["tools"]) == {"listPets", "createPets", "showPetById"}
+    assert as_json["budget"]["tokens"] == -(-as_json["budget"]["bytes"] // 4)
