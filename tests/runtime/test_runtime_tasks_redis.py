@@ -28,6 +28,7 @@ from mcpgen.runtime.tasks import (
     TaskAlreadyTerminal,
     TaskControl,
     TaskLimitReached,
+    TaskNotFound,
     TaskOutcome,
     TaskRunner,
 )
@@ -239,3 +240,43 @@ async def test_a_waiter_polls_when_the_ended_message_is_lost(
             while not ended:
                 await anyio.sleep(0.05)
     assert ended[0].status == "completed"
+
+
+async def test_the_stores_go_on_after_redis_restarts() -> None:
+    """Redis restarted without persistence: the tasks it kept are gone (a waiter hears
+    so, and does not hang); the stores reconnect, and the events channel is heard
+    again."""
+    limits = TaskLimits(poll_interval=100)
+    with redis_server() as server:
+        made = Replicas(server.url)
+        try:
+            a, b = made.store(limits), made.store(limits)
+            lost = await a.create("", None)
+            async with anyio.create_task_group() as group:
+                outcome: list[BaseException] = []
+
+                async def wait_on_b() -> None:
+                    try:
+                        await b.wait(lost.task_id, "")
+                    except TaskNotFound as error:
+                        outcome.append(error)
+
+                group.start_soon(wait_on_b)
+                await anyio.sleep(0.2)
+                server.restart()
+                with anyio.fail_after(20):
+                    while not outcome:
+                        await anyio.sleep(0.05)
+            kept = await a.create("", None)  # redis-py reconnects its pool itself
+            async with anyio.create_task_group() as group:
+                ended: list[Any] = []
+
+                async def wait_again() -> None:
+                    ended.append(await b.wait(kept.task_id, ""))
+
+                group.start_soon(wait_again)
+                await anyio.sleep(0.2)
+                await a.finish(kept.task_id, "completed", TaskOutcome(result={}))
+            assert ended[0].status == "completed"
+        finally:
+            await made.close()
