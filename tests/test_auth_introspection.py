@@ -303,3 +303,20 @@ def test_tokens_typed_jwt_are_accepted_only_when_the_deployment_says_so(
         assert await from_flag.verify_token(id_typed) is None
 
     run(check)
+
+
+def test_jwts_of_an_authorization_server_that_gives_no_keys_are_no_verdict(
+    authority: AuthorizationServer,
+) -> None:
+    """Its JWKS unreachable, no token of an issuer can be checked: 503, not 401."""
+    silent = f"http://127.0.0.1:{free_port()}"
+    verifier = JwtVerifier(resource=RESOURCE, issuers=[silent])
+    signed = token(authority, RESOURCE, iss=silent)
+
+    async def check() -> None:
+        for _ in range(2):  # the second within the retry interval: not fetched again
+            with pytest.raises(TokenCheckUnavailable) as raised:
+                await verifier.verify_token(signed)
+            assert 0 < raised.value.retry_after <= 5
+
+    run(check)

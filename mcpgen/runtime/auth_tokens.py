@@ -16,6 +16,10 @@ sign) that the key it names declares, or fits the key's type; `typ` is `at+jwt`
 tells an ID token, issued to a client, from an access token); `iss` is one of the
 authorization servers; `aud` is this resource (RFC 8707); `exp` is not past and
 `nbf`/`iat` not ahead, with `skew` seconds of clock difference allowed.
+
+Without any key of an issuer (its metadata or JWKS unreachable) its tokens cannot be
+checked at all: `TokenCheckUnavailable` (503 with Retry-After), not a refusal, and the
+keys are asked for again after 5 s rather than `refetch_interval`.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ import httpx2 as httpx
 import jwt
 from mcp.server.auth.provider import AccessToken
 
+from .auth_http import TokenCheckUnavailable
+
 logger = logging.getLogger(__name__)
 
 ASYMMETRIC_ALGORITHMS = frozenset(
@@ -50,6 +56,7 @@ _ACCESS_TOKEN_TYPES = ("at+jwt", "application/at+jwt")
 # What authorization servers that predate RFC 9068 put there (or nothing), when the
 # deployment accepts them (`accept_typ_jwt`).
 _PLAIN_JWT_TYPES = ("jwt", "")
+_RETRY_WITHOUT_KEYS = 5.0
 
 
 def metadata_urls(issuer: str) -> list[str]:
@@ -178,13 +185,25 @@ class JwtVerifier:
         async with server.lock:  # one refetch for many tokens naming a new key
             found = _matching(server.keys, kid, algorithm)
             if found is None and (
-                time.monotonic() - server.fetched_at >= self.refetch_interval
+                time.monotonic() - server.fetched_at >= self._interval(server)
             ):
                 server.fetched_at = time.monotonic()
                 server.keys = await self._fetch_keys(server)
                 server.parsed.clear()
                 found = _matching(server.keys, kid, algorithm)
+        if not server.keys:
+            # No keys to check with (the authorization server did not answer): that
+            # says nothing about the token, so no 401 (see TokenCheckUnavailable).
+            since = time.monotonic() - server.fetched_at
+            raise TokenCheckUnavailable(self._interval(server) - since)
         return found
+
+    def _interval(self, server: _Keys) -> float:
+        """How long after a fetch the keys may be fetched again: sooner while there
+        are none, since then no token at all can be checked."""
+        if server.keys:
+            return self.refetch_interval
+        return min(self.refetch_interval, _RETRY_WITHOUT_KEYS)
 
     async def _fetch_keys(self, server: _Keys) -> list[Mapping[str, Any]]:
         client = self._client or httpx.AsyncClient(timeout=self.timeout)
