@@ -189,7 +189,13 @@ class RedisTaskStore:
         if outcome.size() > self.limits.max_result_bytes:
             refusal = too_large(self.limits)
             status, message, outcome = "failed", refusal, error_outcome(refusal)
-        ended = await self._end(task_id, None, status, outcome, message)
+        try:
+            ended = await self._end(task_id, None, status, outcome, message)
+        except Exception:
+            # Not renewed, its lease lapses, and another replica (or this one, once
+            # Redis is back) ends the task failed rather than leave it working.
+            self._held.discard(task_id)
+            raise
         return ended[0] if ended is not None else None
 
     async def cancel(

@@ -354,7 +354,12 @@ class TaskRunner:
             status, message = self.is_error_status, _first_text(outcome.result)
         else:
             status, message = "completed", None
-        finished = await self.store.finish(task.task_id, status, outcome, message)
+        try:
+            finished = await self.store.finish(task.task_id, status, outcome, message)
+        except Exception:  # noqa: BLE001
+            # The store cannot be reached (Redis down): a shared store's lease ends it.
+            logger.exception("task %s could not be ended", task.task_id[:8])
+            return
         if finished is not None and finished.status == status:
             await self.tell(control.listener, finished)
 
