@@ -40,7 +40,7 @@ from oidc_provider import OidcProvider, oidc_provider
 
 from mcpgen.runtime.auth_tokens import JwtVerifier
 
-pytestmark = [pytest.mark.slow, pytest.mark.anyio]  # builds a package, runs two servers
+pytestmark = [pytest.mark.slow, pytest.mark.node, pytest.mark.anyio]  # builds a package, runs two servers
 
 SCOPES = ["journal:read", "journal:write"]
 
