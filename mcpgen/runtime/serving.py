@@ -140,7 +140,8 @@ def serve(
     """The command line of a generated server: stdio by default, `--http HOST:PORT` for
     Streamable HTTP at http://HOST:PORT/mcp; `--stateless`, `--log-level`,
     `--handler-timeout`, `--max-sessions`, `--allowed-host`, `--resource`,
-    `--authorization-server`, `--shutdown-timeout` (see --help).
+    `--authorization-server`, `--introspection`, `--accept-typ-jwt`,
+    `--shutdown-timeout` (see --help).
 
     The server's `limits` apply, with what the command line changes; `allowed_hosts`
     as for `http_app`, unless `--allowed-host` is given. `authorization` (the
@@ -263,7 +264,6 @@ def serve(
         parser.error(f"--http needs HOST:PORT, not {options.http!r}")
     # Imported here: a server on stdio does not need uvicorn, nor its import time.
     from .auth_http import deployed
-    from .auth_verifiers import deployed_verifier
     from .uvicorn_server import bind_sockets, header_timeout_protocol, run_uvicorn
 
     host = host.strip("[]")  # an IPv6 address, e.g. [::1]:8000
@@ -273,6 +273,9 @@ def serve(
         parser.exit(1, f"cannot listen on {options.http}: {exc.strerror or exc}\n")
     deployment = verifier = None
     if authorization is not None:
+        # Imported here: a server without authorization needs no token libraries.
+        from .auth_verifiers import deployed_verifier
+
         deployment = deployed(
             authorization, options.resource, options.authorization_servers
         )
