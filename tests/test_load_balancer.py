@@ -25,6 +25,7 @@ from helpers import ROOT
 from mcp import Client
 from mcp.server.subscriptions import ResourceUpdated
 from services import Replica, build_replicated, haproxy, redis_server, replicas
+from test_tasks_modern import WITH_TASKS, Stateless
 
 pytestmark = pytest.mark.slow
 
@@ -332,6 +333,23 @@ def test_subscribers_hear_changes_made_through_every_replica_in_both_eras(folder
                 return heard_modern, heard_legacy
 
             assert anyio.run(scenario) == (everyone, everyone)
+
+
+def test_a_task_started_through_haproxy_is_read_and_finished_on_every_replica(folder: Path) -> None:
+    """With --redis, tasks live in Redis: round robin sends consecutive requests to the
+    three replicas in turn, and each reads the task the first started, working, then done."""
+    with redis_server() as redis, replicas(folder, 3, "--redis", redis.url) as started:
+        with haproxy([r.address for r in started]) as url:
+            client = Stateless(url, WITH_TASKS)
+            everyone = {r.name for r in started}
+            assert {client.call("whoami")["content"][0]["text"] for _ in range(3)} == everyone
+            created = client.call("chore", {"seconds": 3})
+            assert created["resultType"] == "task", created
+            task_id = created["taskId"]
+            assert [client.get(task_id)["status"] for _ in range(3)] == ["working"] * 3
+            done = client.until(task_id, "completed", timeout=30)
+            assert done["result"]["content"][0]["text"] in everyone
+            assert [client.get(task_id)["status"] for _ in range(3)] == ["completed"] * 3
 
 
 def test_readiness_follows_the_shared_redis(folder: Path) -> None:

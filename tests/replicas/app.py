@@ -9,7 +9,15 @@ import os
 import sys
 
 import anyio
-from replicated import Context, Handlers, SlowInput, TouchInput, WhoamiInput, run
+from replicated import (
+    ChoreInput,
+    Context,
+    Handlers,
+    SlowInput,
+    TouchInput,
+    WhoamiInput,
+    run,
+)
 
 NAME = os.environ.get("REPLICA_NAME", str(os.getpid()))
 
@@ -23,6 +31,10 @@ class Replica(Handlers):
         if log:
             with open(log, "a", encoding="utf-8") as calls:
                 calls.write(args.call + "\n")
+        await anyio.sleep(args.seconds)
+        return NAME
+
+    async def chore(self, args: ChoreInput, ctx: Context) -> str:
         await anyio.sleep(args.seconds)
         return NAME
 
