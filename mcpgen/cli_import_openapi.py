@@ -7,9 +7,13 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcpgen.cli_output import EXIT_FAILED, EXIT_OK
 from mcpgen.terminal import shown, shown_lines
+
+if TYPE_CHECKING:
+    from mcpgen.openapi.to_spec import Filters
 
 
 def _names(text: str) -> frozenset[str]:
@@ -27,7 +31,7 @@ def openapi_arguments(command: argparse.ArgumentParser) -> None:
         group.add_argument(flag, action="append", default=[], metavar="NAMES", help=what)
 
 
-def _filters(options: argparse.Namespace) -> object:
+def _filters(options: argparse.Namespace) -> Filters:
     from mcpgen.openapi.to_spec import Filters
 
     def joined(values: list[str]) -> frozenset[str]:
@@ -43,15 +47,12 @@ def _filters(options: argparse.Namespace) -> object:
 
 def run_openapi(options: argparse.Namespace, spec: Path | None, write: Callable[[Path, str, bool], bool]) -> int:
     from mcpgen.openapi.document import OpenApiError
-    from mcpgen.openapi.to_spec import Filters
     from mcpgen.openapi_import import import_openapi
     from mcpgen.spec_budget import render_budget
 
     source = str(options.openapi)
-    filters = _filters(options)
-    assert isinstance(filters, Filters)
     try:
-        imported = import_openapi(source, str(spec or "<stdout>"), filters, options.package)
+        imported = import_openapi(source, str(spec or "<stdout>"), _filters(options), options.package)
     except OpenApiError as error:
         message = str(error)
         print(shown_lines(message if message.startswith(source) else f"{source}: {message}"), file=sys.stderr)

@@ -61,6 +61,23 @@ def _drop(data: Any, paths: list[JsonPath]) -> None:
             del grandparent["examples"]
 
 
+# Rounds of leaving out what the checks refuse: examples and defaults, then whole tools.
+_ROUNDS = 4
+
+
+def _blamed_tools(problems: list[Diagnostic], keys: dict[JsonPath, Position], tools: dict[str, Any]) -> dict[str, str]:
+    """The tools whose entries hold an error, each with its first error's message: an
+    operation the spec cannot express is left out rather than the whole document refused."""
+    starts = sorted((keys[("tools", name)], name) for name in tools if ("tools", name) in keys)
+    blamed: dict[str, str] = {}
+    for problem in problems:
+        if problem.is_error:
+            before = [name for start, name in starts if start <= problem.position]
+            if before:
+                blamed.setdefault(before[-1], problem.message)
+    return blamed
+
+
 def import_openapi(source: str, spec_name: str, filters: Filters, package: str | None = None) -> ImportedApi:
     """Raises OpenApiError for a document it cannot read."""
     from mcpgen.files import create
@@ -76,16 +93,22 @@ def import_openapi(source: str, spec_name: str, filters: Filters, package: str |
     notes = list(converted.notes)
     with tempfile.TemporaryDirectory(prefix="mcpgen-import-") as scratch:
         path = Path(scratch) / "spec.yaml"
-        for _ in range(2):  # the second time without what the first refused
+        for _ in range(_ROUNDS):  # each time without what the one before refused
             text = yaml_text(converted.data, header)
             path.unlink(missing_ok=True)
             create(path, text)
             spec, _, problems = checked_spec(path)
             refused = _refused_values(problems, spec.source.values)
-            if not refused:
+            if refused:
+                _drop(converted.data, refused)
+                notes.append(f"{len(refused)} example(s) or default(s) that their own schema refuses left out")
+                continue
+            blamed = _blamed_tools(problems, spec.source.keys, converted.data["tools"])
+            if not blamed:
                 break
-            _drop(converted.data, refused)
-            notes.append(f"{len(refused)} example(s) or default(s) that their own schema refuses left out")
+            for name, message in blamed.items():
+                del converted.data["tools"][name]
+                notes.append(f"tool '{name}' left out: {message}")
         found: Budget | None = None
         if not any(problem.is_error for problem in problems):
             problems = [*problems, *lint(spec, ("portable",))]

@@ -350,3 +350,17 @@ def test_lint_budget_prints_bytes_and_tokens_per_tool(tmp_path: Path) -> None:
     as_json = json.loads(run_mcpgen("lint", "--budget", "--format", "json", str(spec)).stdout)
     assert set(as_json["budget"]["tools"]) == {"listPets", "createPets", "showPetById"}
     assert as_json["budget"]["tokens"] == -(-as_json["budget"]["bytes"] // 4)
+
+
+def test_an_operation_the_spec_cannot_express_is_left_out_with_the_reason(tmp_path: Path) -> None:
+    broken = {"name": "q", "in": "query", "schema": {"type": "string", "pattern": "(unclosed"}}
+    paths = {
+        "/items/{id}": {"get": {"operationId": "undeclared", "responses": _ok()}},  # {id}: no parameter says it
+        "/items": {"get": {"operationId": "broken", "parameters": [broken], "responses": _ok()}},
+    }
+    imported = import_openapi(
+        _document(tmp_path, paths, servers=[{"url": "https://x.example"}]), "spec.yaml", Filters()
+    )
+    assert imported.valid and imported.tools == 1
+    assert len(imported.notes) == 1 and imported.notes[0].startswith("tool 'broken' left out: ")
+    assert "upstream:\n      method: GET\n      path: /items/{id}\n      arguments:\n        id:\n" in imported.text

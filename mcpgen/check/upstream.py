@@ -12,7 +12,6 @@ declared schemes; a binary response has no outputSchema.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -21,9 +20,9 @@ from mcpgen.json_types import Json
 from mcpgen.spec.model import Spec, Tool
 from mcpgen.spec.source import JsonPath, SourceMap
 from mcpgen.spec.upstream import ServerUpstream, ToolUpstream
+from mcpgen.spec.upstream_format import PATH_TEMPLATE
 
 _SERVER: JsonPath = ("server", "upstream")
-PATH_TEMPLATE = re.compile(r"\{([^{}]+)\}")
 # OpenAPI 3's parameter styles by location (its "Style Values" table).
 _STYLES = {
     "path": ("simple", "label", "matrix"),

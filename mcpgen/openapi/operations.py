@@ -8,7 +8,7 @@ parameter's name and the body is required or requires nothing. Otherwise the who
 is one argument, `body` (`request_body` if a parameter is called `body`). Parameters of the
 same name in two places are each prefixed with their place: `query_id`, `header_id`.
 `Accept`, `Content-Type` and `Authorization` header parameters are left out (OpenAPI says
-they are ignored). The answer: the first 2xx response; JSON gives the outputSchema,
+they are ignored); a `{name}` of the path that no parameter declares is a required string. The answer: the first 2xx response; JSON gives the outputSchema,
 image, audio, video, PDF, zip and octet-stream content a binary answer.
 """
 
@@ -20,6 +20,7 @@ from typing import Any
 
 from mcpgen.openapi.refs import dereferenced, mapping
 from mcpgen.openapi.schemas import Schemas
+from mcpgen.spec.upstream_format import PATH_TEMPLATE
 
 _BODY_TYPES = ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
@@ -184,6 +185,11 @@ def tool_entry(schemas: Schemas, data: dict[str, Any], found: Operation, securit
     operation = found.operation
     arguments = _Arguments()
     _add_parameters(arguments, schemas, parameters(data, found.item, operation))
+    declared = {place.get("name", key) for key, place in arguments.places.items() if place["in"] == "path"}
+    for name in PATH_TEMPLATE.findall(found.path):
+        if name not in declared:  # documents forget to declare some; the path needs them all
+            arguments.add(name if name not in arguments.properties else f"path_{name}", {"type": "string"},
+                          {"in": "path", "name": name}, True)  # fmt: skip
     body = _add_body(arguments, schemas, data, operation)
     entry: dict[str, Any] = {}
     summary, description = operation.get("summary"), operation.get("description")

@@ -7,6 +7,8 @@ reads like its document. None of it is served: MCP clients never see the upstrea
 
 from __future__ import annotations
 
+import re
+
 from mcpgen.json_types import Json
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE")
@@ -17,6 +19,8 @@ BODY_TYPES = (
 )
 ARGUMENT_LOCATIONS = ("path", "query", "header", "cookie", "body")
 # The styles OpenAPI 3 allows for parameters (`style`), all locations together.
+# `{name}` in a path: a path parameter.
+PATH_TEMPLATE = re.compile(r"\{([^{}]+)\}")
 PARAMETER_STYLES = (
     "matrix",
     "label",
