@@ -27,6 +27,15 @@ still running are cancelled (nobody could read their results). Stateless HTTP wi
 session: there a task is reached by its id alone (unguessable), `tasks/list` lists
 nothing rather than every caller's tasks. Without a token, the per-caller bounds count
 by the caller's address over HTTP.
+
+With replicas sharing a Redis task store, any replica answers `tasks/get`,
+`tasks/result`, `tasks/list` and `tasks/cancel` for a task whose owner reaches it
+there (a token's principal, or anyone holding the id on stateless HTTP; a session lives
+on one replica: route it there, e.g. by `Mcp-Session-Id`). `notifications/tasks/status`
+is sent only by the replica that runs the task, to the connection that made it (and by
+the replica that cancels it, to its own caller's connection); a client that polls loses
+nothing by it. A question asked over HTTP goes out on a `tasks/result` stream open on
+the replica that runs the task.
 """
 
 from __future__ import annotations
