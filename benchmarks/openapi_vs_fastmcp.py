@@ -61,7 +61,7 @@ def run_fastmcp_side(document: Path, name: str, mock: Mock, folder: Path, exampl
     )  # FastMCP takes the document as a dict; JSON keeps its dates strings
     as_json.write_text(json.dumps(loaded(document.read_bytes(), document.name)), encoding="utf-8")
     port = free_port()
-    command = [str(fastmcp_python()), str(FASTMCP_SERVER), str(as_json), mock.base, str(port)]
+    command = [str(fastmcp_python()), str(FASTMCP_SERVER), str(as_json), mock.url, str(port)]
     environment = dict(os.environ, PROOF_CREDENTIALS=json.dumps(client_credentials(document)))
     try:
         with served(command, port, environment, folder) as server:

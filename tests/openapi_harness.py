@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from helpers import free_port, node_environment, require_node_tools
 from openapi_documents import HTTP_METHODS, loaded
@@ -75,6 +74,14 @@ class Report:
     def failures(self) -> list[ToolOutcome]:
         return [outcome for outcome in self.outcomes if not outcome.ok]
 
+    def kinds(self) -> dict[str, int]:
+        """How many tools failed for each kind of reason (see `failure_kind`)."""
+        counted: dict[str, int] = {}
+        for outcome in self.failures():
+            kind = failure_kind(outcome.reason)
+            counted[kind] = counted.get(kind, 0) + 1
+        return dict(sorted(counted.items(), key=lambda item: -item[1]))
+
     def summary(self) -> str:
         if self.problem:
             return f"{self.document} [{self.server}]: not served: {self.problem}"
@@ -82,8 +89,35 @@ class Report:
             f"{self.document} [{self.server}]: {self.answering}/{self.tools} tools answer ({self.success:.1f} %), "
             f"cold start {self.cold_start:.2f} s, tools/list {self.list_bytes} bytes"
         ]
+        if self.failures():
+            lines.append("  failures by kind: " + ", ".join(f"{kind}: {count}" for kind, count in self.kinds().items()))
         lines += [f"  - {outcome.tool}: {outcome.reason}" for outcome in self.failures()]
         return "\n".join(lines)
+
+
+# Kinds of failure, first match wins: Prism's own words for the request, then the status the
+# server reported, then what the harness saw.
+FAILURE_KINDS = (
+    ("empty path parameter (Prism: path must have required property)", "Request path must have required property"),
+    ("no route: an empty path segment or a path the mock does not serve", "NO_PATH_MATCHED"),
+    ("request refused by the mock (422: outside the document)", "422"),
+    ("request refused: credentials missing (401)", "401"),
+    ("request refused by the mock (other 4xx)", " 4"),
+    ("mock error (5xx)", " 5"),
+    ("answer refused by the server's output schema", "output"),
+    ("no arguments generated", "no arguments generated"),
+    ("not called: time budget", "not called"),
+    ("call raised", "call raised"),
+)
+
+
+def failure_kind(reason: str) -> str:
+    said, _, prism = reason.partition(" (arguments ")  # the arguments could hold any marker
+    text = (said + prism.partition("; Prism: ")[2]).lower()
+    for kind, marker in FAILURE_KINDS:
+        if marker.lower() in text:
+            return kind
+    return "other"
 
 
 # --- the mock ----------------------------------------------------------------------------------
@@ -91,8 +125,7 @@ class Report:
 
 @dataclass
 class Mock:
-    root: str  # where Prism listens
-    base: str  # the API's base URL there: Prism keeps the path of the document's first server
+    url: str  # the API's base URL: Prism serves the document's paths from its root, whatever its servers say
     log: Path
 
     def mark(self) -> int:
@@ -111,15 +144,6 @@ def _plain(line: str) -> str:
     """A Prism log line without its time stamp, colour codes and padding."""
     line = re.sub(r"\x1b\[[0-9;]*m", "", line)
     return re.sub(r"\s+", " ", re.sub(r"^\[[^]]*\]\s*›\s*", "", line)).strip()
-
-
-def server_path(document: dict[str, Any]) -> str:
-    """The path of the document's first server URL, its variables at their defaults."""
-    server = (document.get("servers") or [{"url": "/"}])[0]
-    url = str(server.get("url", "/"))
-    for name, variable in (server.get("variables") or {}).items():
-        url = url.replace("{" + name + "}", str(variable.get("default", "")))
-    return urlsplit(url).path.rstrip("/")
 
 
 def answers_need_examples(document: dict[str, Any]) -> bool:
@@ -156,8 +180,7 @@ def prism_mock(document: Path, folder: Path) -> Iterator[Mock]:
         )
     try:
         _wait_listening(port, process, PRISM_START_TIMEOUT, log)
-        root = f"http://127.0.0.1:{port}"
-        yield Mock(root, root + server_path(content), log)
+        yield Mock(f"http://127.0.0.1:{port}", log)
     finally:
         _stop(process)
 
@@ -291,7 +314,7 @@ def argument_examples(schema: dict[str, Any], count: int) -> list[dict[str, Any]
     found: list[dict[str, Any]] = []
 
     @settings(
-        max_examples=count * 4,
+        max_examples=count,  # each example of a large schema is costly: make no more than asked for
         derandomize=True,
         database=None,
         deadline=None,
@@ -376,7 +399,7 @@ def run_mcpgen_side(document: Path, name: str, mock: Mock, folder: Path, example
     except RuntimeError as error:
         return Report(name, "mcpgen", problem=str(error))
     port = free_port()
-    environment = dict(os.environ, PYTHONPATH=str(output), MCP_UPSTREAM_URL=mock.base, **upstream_environment(document))
+    environment = dict(os.environ, PYTHONPATH=str(output), MCP_UPSTREAM_URL=mock.url, **upstream_environment(document))
     with served(mcpgen_command(package, port), port, environment, output) as server:
         return asyncio.run(exercise(server, name, "mcpgen", mock, examples))
 

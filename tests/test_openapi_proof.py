@@ -17,7 +17,6 @@ from openapi_harness import (
     answers_need_examples,
     prism_mock,
     run_mcpgen_side,
-    server_path,
 )
 
 DOCUMENTS = [(f"oai/{path.stem}", path) for path in oai_examples()] + [(source.name, None) for source in SOURCES]
@@ -84,9 +83,7 @@ def test_a_cut_keeps_the_tagged_operations_and_the_components_they_reach() -> No
     assert selected(DOCUMENT, ()) is DOCUMENT
 
 
-def test_the_mock_base_keeps_the_server_path_and_static_mode_is_chosen_for_answers_without_schemas() -> None:
-    assert server_path(DOCUMENT) == "/v2"
-    assert server_path({"servers": [{"url": "/"}]}) == "" and server_path({}) == ""
+def test_static_mode_is_chosen_for_documents_with_answers_without_schemas() -> None:
     assert not answers_need_examples(DOCUMENT)  # a $ref'd response is Prism's to resolve: it has a schema
     example_only: dict[str, Any] = {
         "paths": {"/": {"get": {"responses": {"200": {"content": {"application/json": {"example": {}}}}}}}}
