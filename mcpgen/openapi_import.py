@@ -94,7 +94,7 @@ def import_openapi(source: str, spec_name: str, filters: Filters, package: str |
     with tempfile.TemporaryDirectory(prefix="mcpgen-import-") as scratch:
         path = Path(scratch) / "spec.yaml"
         for _ in range(_ROUNDS):  # each time without what the one before refused
-            text = yaml_text(converted.data, header)
+            text = yaml_text(converted.data, header, fast=True)
             path.unlink(missing_ok=True)
             create(path, text)
             spec, _, problems = checked_spec(path)

@@ -364,3 +364,20 @@ def test_an_operation_the_spec_cannot_express_is_left_out_with_the_reason(tmp_pa
     assert imported.valid and imported.tools == 1
     assert len(imported.notes) == 1 and imported.notes[0].startswith("tool 'broken' left out: ")
     assert "upstream:\n      method: GET\n      path: /items/{id}\n      arguments:\n        id:\n" in imported.text
+
+
+def test_the_fast_yaml_emitter_writes_the_same_data() -> None:
+    from mcpgen.importer.yaml_text import yaml_text
+    from mcpgen.spec.source import load_yaml
+
+    awkward = {
+        "k" * 140: {"type": ["string", "null"]},  # a key longer than 128 characters
+        "folded": "word " * 40 + " two  spaces, then a break:  \n * `item`  \n * `other`",
+        "scalars": ["yes", "no", "null", "1e3", "0x1F", "*star", ": colon", "~", "", "2026-12-01"],
+        "numbers": [0, -1.5, 10**20, True, None],
+        "unicode": "naïve \u2028 line separator \t tab",
+    }
+    for data in [awkward, *(convert(load_document(str(example)), Filters()).data for example in EXAMPLES)]:
+        text = yaml_text(data, "header", fast=True)
+        assert load_yaml(text, "spec.yaml")[0] == data
+        assert text == yaml_text(data, "header", fast=True)
