@@ -381,3 +381,25 @@ def test_the_fast_yaml_emitter_writes_the_same_data() -> None:
         text = yaml_text(data, "header", fast=True)
         assert load_yaml(text, "spec.yaml")[0] == data
         assert text == yaml_text(data, "header", fast=True)
+
+
+def test_a_31_document_keeps_its_2020_12_schemas_and_refs_with_siblings(tmp_path: Path) -> None:
+    components = {"schemas": {"Tag": {"type": "string", "maxLength": 10}}}
+    parameters = [
+        {"name": "tag", "in": "query", "schema": {"$ref": "#/components/schemas/Tag", "description": "One tag."}},
+        {
+            "name": "since",
+            "in": "query",
+            "schema": {"type": ["integer", "null"], "exclusiveMinimum": 0, "examples": [5]},
+        },
+    ]
+    operation = {"operationId": "find", "parameters": parameters, "responses": _ok({"type": "array", "items": {}})}
+    path = tmp_path / "api.json"
+    document = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/f": {"get": operation}}}
+    path.write_text(json.dumps({**document, "components": components}))
+    tool = convert(load_document(str(path)), Filters()).data["tools"]["find"]
+    assert tool["inputSchema"]["properties"] == {
+        "tag": {"$ref": "#/definitions/Tag", "description": "One tag."},
+        "since": {"type": ["integer", "null"], "exclusiveMinimum": 0, "examples": [5]},
+    }
+    assert tool["outputSchema"] == {"type": "array", "items": {}}
