@@ -403,3 +403,11 @@ def test_a_31_document_keeps_its_2020_12_schemas_and_refs_with_siblings(tmp_path
         "since": {"type": ["integer", "null"], "exclusiveMinimum": 0, "examples": [5]},
     }
     assert tool["outputSchema"] == {"type": "array", "items": {}}
+
+
+def test_a_path_item_by_reference_is_followed(tmp_path: Path) -> None:
+    item = {"get": {"operationId": "shared", "responses": _ok()}}
+    spec = _spec(
+        tmp_path, {"/a": {"$ref": "#/components/pathItems/Shared"}}, components={"pathItems": {"Shared": item}}
+    )
+    assert spec["tools"]["shared"]["upstream"]["path"] == "/a"

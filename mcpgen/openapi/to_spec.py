@@ -13,7 +13,7 @@ from mcpgen import FORMAT_VERSION
 from mcpgen.openapi.document import Document
 from mcpgen.openapi.names import ToolNames, readable_name
 from mcpgen.openapi.operations import Operation, Skipped, tool_entry
-from mcpgen.openapi.refs import mapping
+from mcpgen.openapi.refs import dereferenced, mapping
 from mcpgen.openapi.schemas import Schemas
 from mcpgen.spec.upstream_format import HTTP_METHODS
 
@@ -46,7 +46,8 @@ class Converted:
 
 def operations(data: dict[str, Any]) -> Iterator[Operation]:
     paths = data.get("paths")
-    for path, item in (paths.items() if isinstance(paths, dict) else ()):
+    for path, listed in (paths.items() if isinstance(paths, dict) else ()):
+        item = dereferenced(data, listed)  # a path item may be a reference (3.1: to components/pathItems)
         if not isinstance(item, dict):
             continue
         for method in HTTP_METHODS:
@@ -130,6 +131,8 @@ def convert(document: Document, filters: Filters, package: str | None = None) ->
         except Skipped as reason:
             notes.append(f"{where} left out: {reason}")
             continue
+        if found.operation.get("servers") or found.item.get("servers"):
+            notes.append(f"{where} names servers of its own; it is forwarded to server.upstream.url like the rest")
         unique = names.unique(name)
         if unique != name:
             notes.append(f"{where} is tool '{unique}': '{name}' was taken")
