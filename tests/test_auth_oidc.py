@@ -40,7 +40,11 @@ from oidc_provider import OidcProvider, oidc_provider
 
 from mcpgen.runtime.auth_tokens import JwtVerifier
 
-pytestmark = [pytest.mark.slow, pytest.mark.node, pytest.mark.anyio]  # builds a package, runs two servers
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.node,
+    pytest.mark.anyio,
+]  # builds a package, runs two servers
 
 SCOPES = ["journal:read", "journal:write"]
 
@@ -223,13 +227,14 @@ def oauth(
     )
 
 
+@pytest.mark.parametrize("mode", ["modern", "legacy"])
 async def test_the_typed_client_with_the_sdks_oauth_provider(
-    deployment: Deployment,
+    deployment: Deployment, mode: str
 ) -> None:
     client_class = deployment.package.JournalClient
     storage, browser = MemoryStorage(), Browser(deployment.provider)
     provider = oauth(deployment, storage, browser)
-    async with client_class.http(deployment.url, auth=provider) as client:
+    async with client_class.http(deployment.url, auth=provider, mode=mode) as client:
         caller = whoami(await client.whoami())
         assert caller["subject"] == "alice"  # the user who approved, not the client
         assert caller["scopes"] == ["journal:read"]  # what the 401 asked for
