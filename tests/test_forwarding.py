@@ -22,6 +22,7 @@ import mcp_types as types
 import pytest
 from helpers import (
     ERA,
+    ROOT,
     build_and_write,
     imported,
     listening,
@@ -121,8 +122,11 @@ def test_the_generated_modules_are_clean(package: Path) -> None:
         [sys.executable, "-m", "black", "--check", "-q", "-l", "88", *files], capture_output=True, text=True
     )
     assert black.returncode == 0, black.stderr
-    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", *files], capture_output=True, text=True)
-    assert ruff.returncode == 0, ruff.stdout
+    for config in (["--isolated"], ["--config", str(ROOT / "pyproject.toml")]):
+        ruff = subprocess.run(
+            [sys.executable, "-m", "ruff", "check", "--no-cache", *config, *files], capture_output=True, text=True
+        )
+        assert ruff.returncode == 0, ruff.stdout
 
 
 @pytest.mark.slow
