@@ -232,6 +232,14 @@ async def test_json_body_and_bearer_from_the_environment(fresh: RecordingApi) ->
     assert "authorization" not in replaced.headers and "x-api-key" not in replaced.headers
 
 
+async def test_an_object_body_is_sent_when_none_of_its_properties_is_given(fresh: RecordingApi) -> None:
+    fresh.answer = pet
+    forwarding = upstream(fresh, {"MCP_UPSTREAM_BEARER_AUTH": "tok"})
+    await forwarding.call_model("add_pet", args(), Pet)
+    await forwarding.aclose()
+    assert (fresh.last.headers["content-type"], fresh.last.body) == ("application/json", b"{}")
+
+
 async def test_a_whole_authorization_header_from_the_environment(
     fresh: RecordingApi,
 ) -> None:

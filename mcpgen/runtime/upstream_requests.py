@@ -94,6 +94,14 @@ class Operation:
         )
 
     @property
+    def object_body(self) -> bool:
+        """Whether the body is an object whose properties are arguments."""
+        return any(
+            argument.location == "body" and argument.name is not None
+            for argument in self.arguments.values()
+        )
+
+    @property
     def idempotent(self) -> bool:
         return self.method in IDEMPOTENT_METHODS
 
@@ -175,10 +183,11 @@ def build_request(
         headers["cookie"] = "; ".join(cookies)
     url = base_url.rstrip("/") + path + ("?" + "&".join(query) if query else "")
     request = Request(operation.method, url, headers, without_secrets(url))
-    if operation.body is not None and (body or whole_body is not None):
-        _set_body(
-            request, operation.body, whole_body if whole_body is not None else body
-        )
+    if whole_body is not None:
+        _set_body(request, operation.body or "application/json", whole_body)
+    elif operation.body is not None and (body or operation.object_body):
+        # An object body is sent even when no property of it is given: `{}`.
+        _set_body(request, operation.body, body)
     return request
 
 
