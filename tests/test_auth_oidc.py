@@ -7,7 +7,10 @@ registration, PKCE, the authorization code, a step-up on 403 insufficient_scope,
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import secrets
 import subprocess
 import sys
 import time
@@ -15,9 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import anyio
+import httpx2
 import jwt
 import pytest
 from helpers import (
@@ -302,3 +306,58 @@ def test_the_typescript_sdks_whole_oauth_flow(
     }
     assert seen["written"] == "written"
     assert seen["after"]["scopes"] == SCOPES
+
+
+def test_an_id_token_is_no_access_token(deployment: Deployment) -> None:
+    """The authorization code flow by hand, asking for `openid` too: the provider answers
+    an ID token beside the access token, signed by the same key, and the server takes
+    only the access token (RFC 9068's typ at+jwt: the ID token is untyped, and its aud is
+    the client, not the resource)."""
+    issuer = deployment.provider.issuer
+    registered = httpx2.post(
+        f"{issuer}/reg",
+        json={"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "none"},
+        timeout=30,
+    )
+    assert registered.status_code == 201, registered.text
+    client_id = registered.json()["client_id"]
+    verifier = secrets.token_urlsafe(48)
+    challenge = (
+        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+        .rstrip(b"=")
+        .decode()
+    )
+    query = {
+        "client_id": client_id, "response_type": "code", "redirect_uri": REDIRECT_URI,
+        "scope": "openid journal:read", "resource": deployment.url, "state": "s",
+        "code_challenge": challenge, "code_challenge_method": "S256",
+    }  # fmt: skip
+    landed = deployment.provider.approve(
+        f"{issuer}/auth?{urlencode(query)}", REDIRECT_URI
+    )
+    code = parse_qs(urlsplit(landed).query)["code"][0]
+    form = {
+        "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT_URI,
+        "client_id": client_id, "code_verifier": verifier, "resource": deployment.url,
+    }  # fmt: skip
+    tokens = httpx2.post(f"{issuer}/token", data=form, timeout=30).json()
+    assert (
+        jwt.get_unverified_header(tokens["id_token"]).get("typ") is None
+    )  # untyped, signed alike
+
+    def call(token: str) -> httpx2.Response:
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+        }
+        return httpx2.post(
+            deployment.url,
+            json=message,
+            headers={**headers, "MCP-Protocol-Version": "2025-11-25"},
+        )
+
+    refused = call(tokens["id_token"])
+    assert refused.status_code == 401
+    assert 'error="invalid_token"' in refused.headers["www-authenticate"]
+    assert call(tokens["access_token"]).status_code != 401
