@@ -2,7 +2,9 @@
 (tests/authorization_server/provider.mjs) issues the JWT access tokens, and clients get
 them the ways real clients do. The typed client with a static token (client_credentials),
 and with the Python SDK's OAuthClientProvider (discovery from the 401, dynamic
-registration, PKCE, the authorization code, a step-up on 403 insufficient_scope, refresh).
+registration, PKCE, the authorization code, a step-up on 403 insufficient_scope, refresh);
+the TypeScript SDK's client through the same flow and step-up; and an ID token, signed by
+the same key, refused where an access token is taken.
 """
 
 from __future__ import annotations
@@ -44,11 +46,8 @@ from oidc_provider import OidcProvider, oidc_provider
 
 from mcpgen.runtime.auth_tokens import JwtVerifier
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.node,
-    pytest.mark.anyio,
-]  # builds a package, runs two servers
+# Builds a package, runs it and oidc-provider.
+pytestmark = [pytest.mark.slow, pytest.mark.node, pytest.mark.anyio]
 
 SCOPES = ["journal:read", "journal:write"]
 
@@ -75,7 +74,6 @@ tools:
 
 APP = """\
 import json
-import subprocess
 import sys
 
 from journal import Handlers, run
@@ -94,9 +92,8 @@ run(Journal(), sys.argv[1:])
 """
 
 SDK_CLIENT = ROOT / "tests" / "authorization_server" / "sdk_client.mjs"
-REDIRECT_URI = (
-    "http://127.0.0.1:9/callback"  # never reached: the test plays the browser
-)
+# Never reached: the test plays the browser.
+REDIRECT_URI = "http://127.0.0.1:9/callback"
 
 
 @dataclass
@@ -171,19 +168,17 @@ async def test_the_typed_client_with_a_static_token(deployment: Deployment) -> N
 
 
 class MemoryStorage:
-    """The SDK's TokenStorage, in memory; counts the tokens it is given."""
+    """The SDK's TokenStorage, in memory."""
 
     def __init__(self) -> None:
         self.tokens: OAuthToken | None = None
         self.client_info: OAuthClientInformationFull | None = None
-        self.saved = 0
 
     async def get_tokens(self) -> OAuthToken | None:
         return self.tokens
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
         self.tokens = tokens
-        self.saved += 1
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         return self.client_info
