@@ -14,7 +14,6 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from .http_guard import RequestGuard, allowed_hosts_for
-from .http_health import HealthEndpoints, Readiness, redis_reachable
 from .http_param_headers import ParamHeaderCheck
 from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
@@ -25,6 +24,7 @@ if TYPE_CHECKING:  # imported where used: a server on stdio does not need them
     from mcp.server.auth.provider import TokenVerifier
 
     from .auth_http import Authorization
+    from .http_health import Readiness
 
 
 SHUTDOWN_TIMEOUT = 25.0
@@ -70,6 +70,8 @@ def http_app(
     """
     # Imported here: a server on stdio does not need starlette, nor its import time.
     from mcp.server.transport_security import TransportSecuritySettings
+
+    from .http_health import HealthEndpoints, Readiness
 
     limits = limits or limits_of(server)
     app = server.streamable_http_app(
@@ -124,6 +126,7 @@ def _watch_redis(server: GeneratedServer, readiness: Readiness) -> None:
     does not answer. Imported here: only a server given a Redis needs redis_bus."""
     if server.redis is None:
         return
+    from .http_health import redis_reachable
     from .redis_bus import RedisSubscriptionBus
 
     if isinstance(server.bus, RedisSubscriptionBus) and server.bus.required:
