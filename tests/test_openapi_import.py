@@ -87,6 +87,8 @@ def test_petstore_maps_parameters_body_and_answers() -> None:
     assert tools["createPets"]["inputSchema"]["required"] == ["id", "name"]
     assert tools["createPets"]["upstream"]["arguments"]["name"] == {"in": "body", "name": "name"}
     assert tools["createPets"]["upstream"]["body"] == "application/json"
+    # A path segment cannot be empty: the API could never take "".
+    assert tools["showPetById"]["inputSchema"]["properties"]["petId"]["minLength"] == 1
     assert tools["showPetById"]["upstream"] == {
         "method": "GET",
         "path": "/pets/{petId}",
@@ -344,7 +346,7 @@ def test_lint_budget_prints_bytes_and_tokens_per_tool(tmp_path: Path) -> None:
     result = run_mcpgen("lint", "--budget", str(spec))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "token budget: 3 tools, tools/list 1,272 bytes, ~318 tokens (bytes/4)"
+    assert lines[0] == "token budget: 3 tools, tools/list 1,286 bytes, ~322 tokens (bytes/4)"
     # The largest first: listPets carries its output schema, createPets no answer at all.
     assert [line.split()[-1] for line in lines[1:]] == ["listPets", "showPetById", "createPets"]
     as_json = json.loads(run_mcpgen("lint", "--budget", "--format", "json", str(spec)).stdout)

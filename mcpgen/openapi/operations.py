@@ -8,7 +8,8 @@ parameter's name and the body is required or requires nothing. Otherwise the who
 is one argument, `body` (`request_body` if a parameter is called `body`). Parameters of the
 same name in two places are each prefixed with their place: `query_id`, `header_id`.
 `Accept`, `Content-Type` and `Authorization` header parameters are left out (OpenAPI says
-they are ignored); a `{name}` of the path that no parameter declares is a required string. The answer: the first 2xx response; JSON gives the outputSchema,
+they are ignored); a `{name}` of the path that no parameter declares is a required string,
+and a path parameter's string is never empty (`minLength: 1`, unless its schema says more). The answer: the first 2xx response; JSON gives the outputSchema,
 image, audio, video, PDF, zip and octet-stream content a binary answer.
 """
 
@@ -102,9 +103,24 @@ def _add_parameters(arguments: _Arguments, schemas: Schemas, listed: list[dict[s
         for option in ("style", "explode"):
             if option in parameter:
                 where[option] = parameter[option]
+        schema = _parameter_schema(schemas, parameter)
         arguments.add(
-            key, _parameter_schema(schemas, parameter), where, place == "path" or parameter.get("required") is True
+            key,
+            _non_empty(schema) if place == "path" else schema,
+            where,
+            place == "path" or parameter.get("required") is True,
         )
+
+
+def _non_empty(schema: Any) -> Any:
+    """A path parameter's string schema with `minLength: 1`: an empty value leaves an empty
+    path segment (`/repos//issues`), which names another resource or none, so the API
+    refuses it whatever its schema says."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    is_string = kind == "string" or (isinstance(kind, list) and "string" in kind)
+    if not is_string or any(key in schema for key in ("minLength", "enum", "const", "format", "pattern")):
+        return schema
+    return {**schema, "minLength": 1}
 
 
 def _flattenable(body: Any, required: bool, taken: dict[str, Any]) -> bool:
@@ -188,7 +204,7 @@ def tool_entry(schemas: Schemas, data: dict[str, Any], found: Operation, securit
     declared = {place.get("name", key) for key, place in arguments.places.items() if place["in"] == "path"}
     for name in PATH_TEMPLATE.findall(found.path):
         if name not in declared:  # documents forget to declare some; the path needs them all
-            arguments.add(name if name not in arguments.properties else f"path_{name}", {"type": "string"},
+            arguments.add(name if name not in arguments.properties else f"path_{name}", {"type": "string", "minLength": 1},
                           {"in": "path", "name": name}, True)  # fmt: skip
     body = _add_body(arguments, schemas, data, operation)
     entry: dict[str, Any] = {}
