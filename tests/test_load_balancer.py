@@ -221,32 +221,54 @@ def exit_within(process: subprocess.Popen[bytes], seconds: float) -> float:
 
 
 def test_sigterm_lets_a_call_in_flight_finish_and_ends_the_streams(folder: Path) -> None:
-    """The slow call completes, a new connection is refused, and the process exits as soon
-    as the call is done: the 2025-11-25 GET stream open beside it does not hold it."""
+    """The slow call completes, a new connection is refused, the subscriptions/listen stream
+    ends, and the process exits as soon as the call is done: neither that stream nor the
+    2025-11-25 session's GET stream open beside it holds the exit until the bound."""
     with replicas(folder, 1, "--shutdown-timeout", "20") as (replica,):
         outcome: dict[str, Any] = {}
 
         async def scenario() -> None:
-            async with Client(replica.url, mode="auto") as caller, Client(replica.url, mode="legacy") as listener:
+            async with AsyncExitStack() as stack:
+                caller = await stack.enter_async_context(Client(replica.url, mode="auto"))
+                legacy = await stack.enter_async_context(Client(replica.url, mode="legacy"))
+                modern = await stack.enter_async_context(Client(replica.url, mode="auto"))
                 await caller.list_tools()  # the client checks results against the listed tools
-                await listener.list_tools()
+                await legacy.list_tools()
+                events = await stack.enter_async_context(modern.listen(resource_subscriptions=[BOARD]))
                 async with anyio.create_task_group() as group:
 
                     async def slow_call() -> None:
                         outcome["answer"] = text_of(await caller.call_tool("slow", {"seconds": 3, "call": "in-flight"}))
 
+                    async def listen() -> None:
+                        try:
+                            async for _ in events:
+                                pass
+                        except Exception as exc:  # noqa: BLE001 (how it ended is not the point)
+                            outcome["listen error"] = repr(exc)
+                        outcome["listen ended"] = time.monotonic()
+
                     group.start_soon(slow_call)
+                    group.start_soon(listen)
                     while "in-flight" not in replica.calls():
                         await anyio.sleep(0.05)
                     replica.process.send_signal(signal.SIGTERM)
                     outcome["signalled"] = time.monotonic()
                     await anyio.sleep(0.5)
                     outcome["refused"] = await anyio.to_thread.run_sync(refused, replica.port)
-                outcome["answered"] = time.monotonic()
+                    with anyio.fail_after(15):
+                        while "answer" not in outcome:
+                            await anyio.sleep(0.05)
+                    outcome["answered"] = time.monotonic()
+                    with anyio.move_on_after(10):
+                        while "listen ended" not in outcome:
+                            await anyio.sleep(0.05)
+                    group.cancel_scope.cancel()
 
         anyio.run(scenario)
         assert outcome["answer"] == replica.name
         assert outcome["refused"], "a new connection was accepted while draining"
+        assert outcome.get("listen ended", float("inf")) - outcome["signalled"] < 5, outcome
         waited = exit_within(replica.process, 15)
         # Exited right after the call (under 3 s after the signal), not at the 20 s bound.
         assert outcome["answered"] + waited - outcome["signalled"] < 10, replica.log()
