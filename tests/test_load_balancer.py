@@ -7,6 +7,7 @@ readiness following Redis.
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import subprocess
@@ -88,6 +89,50 @@ def test_a_2025_session_keeps_to_its_replica(three: tuple[list[Replica], str]) -
     found = anyio.run(sessions)
     assert all(len(set(names)) == 1 for names in found), found
     assert len({names[0] for names in found}) >= 2, found
+
+
+def legacy_post(http: httpx2.Client, url: str, message: dict[str, Any], session: str | None = None) -> httpx2.Response:
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    if session is not None:
+        headers["Mcp-Session-Id"] = session
+    return http.post(url, json=message, headers=headers)
+
+
+def answer_of(response: httpx2.Response) -> dict[str, Any]:
+    """The JSON-RPC answer of a POST, sent as JSON or as the last SSE event with an id."""
+    if response.headers["content-type"].startswith("application/json"):
+        answer: dict[str, Any] = response.json()
+        return answer
+    events = [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
+    return [event for event in events if "id" in event][-1]
+
+
+def test_a_session_whose_replica_died_gets_404_from_another(three: tuple[list[Replica], str]) -> None:
+    """What README's Deployment says: HAProxy sends the session's next request elsewhere
+    (a refused connection is redispatched), where the session is unknown: 404, and the
+    client knows to open a new one."""
+    started, url = three
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    whoami = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+    with httpx2.Client(timeout=30) as http:
+        opened = legacy_post(http, url, initialize)
+        assert opened.status_code == 200, opened.text
+        session = opened.headers["mcp-session-id"]
+        legacy_post(http, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        names = {answer_of(legacy_post(http, url, whoami, session))["result"]["content"][0]["text"] for _ in range(3)}
+        assert len(names) == 1, names  # stuck to one replica
+        home = next(r for r in started if r.name in names)
+        home.process.send_signal(signal.SIGKILL)
+        home.process.wait(timeout=10)
+        orphaned = legacy_post(http, url, whoami, session)
+        assert orphaned.status_code == 404, orphaned.text
+        reopened = legacy_post(http, url, initialize)
+        assert reopened.status_code == 200 and reopened.headers["mcp-session-id"] != session
 
 
 # --- a replica lost under load -------------------------------------------------------------
