@@ -141,7 +141,7 @@ async def test_a_listen_request_is_a_long_stream_and_a_call_is_not() -> None:
     readiness = Readiness()
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
-        seen.append(bool(readiness._streams))  # registered to be ended by a drain?
+        seen.append(readiness.open_streams == 1)  # registered to be ended by a drain?
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 

@@ -58,6 +58,11 @@ class Readiness:
         self._checks: dict[str, ReadinessCheck] = {}
         self._streams: set[anyio.CancelScope] = set()
 
+    @property
+    def open_streams(self) -> int:
+        """The long streams a drain would end now."""
+        return len(self._streams)
+
     def add_check(self, name: str, check: ReadinessCheck) -> None:
         """Make `check` a condition of readiness, under `name` (replacing one of that name)."""
         self._checks[name] = check
@@ -78,7 +83,7 @@ class Readiness:
     def drain(self) -> None:
         """Stop being ready, and end every long stream open now."""
         if not self.draining:
-            logger.info("draining: %d long streams to end", len(self._streams))
+            logger.info("draining: %d long streams to end", self.open_streams)
         self.draining = True
         for stream in list(self._streams):
             stream.cancel()
