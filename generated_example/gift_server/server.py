@@ -7,7 +7,9 @@ What the list methods serve comes from `schema.json` beside this module, verbati
 notifications); `run(handlers)` serves it over stdio, or over Streamable HTTP with
 `--http HOST:PORT`; `create_app(handlers)` is the ASGI app for uvicorn workers.
 Each takes `limits=Limits(...)`, the bounds on handlers, clients and tasks (the
-defaults when None); `run` and `create_app` take `allowed_hosts` for HTTP's Host check.
+defaults when None), and `redis_url=`, the Redis several replicas share notifications
+and tasks through (default: $MCP_REDIS_URL; `run` also takes `--redis URL`); `run` and
+`create_app` take `allowed_hosts` for HTTP's Host check.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ COMPLETIONS: dict[tuple[str, str], dict[str, list[str]]] = {
 
 
 def create_server(
-    handlers: Handlers, *, limits: Limits | None = None
+    handlers: Handlers, *, limits: Limits | None = None, redis_url: str | None = None
 ) -> GeneratedServer:
     """An MCP server that answers with `handlers`, checking every argument and result against the spec."""
     if not isinstance(handlers, Handlers):
@@ -79,6 +81,7 @@ def create_server(
         completions=COMPLETIONS,
         complete=handlers.complete,
         limits=limits,
+        redis=redis_url,
     )
 
 
@@ -88,9 +91,11 @@ def run(
     *,
     limits: Limits | None = None,
     allowed_hosts: Sequence[str] | None = None,
+    redis_url: str | None = None,
 ) -> None:
     """Serve over stdio, or over Streamable HTTP at /mcp with `--http HOST:PORT` (see --help)."""
-    serve(create_server(handlers, limits=limits), argv, allowed_hosts=allowed_hosts)
+    server = create_server(handlers, limits=limits, redis_url=redis_url)
+    serve(server, argv, allowed_hosts=allowed_hosts)
 
 
 def create_app(
@@ -100,14 +105,11 @@ def create_app(
     stateless: bool = True,
     allowed_hosts: Sequence[str] | None = None,
     limits: Limits | None = None,
+    redis_url: str | None = None,
 ) -> Any:
     """An ASGI app for uvicorn (e.g. several workers behind a load balancer): Streamable HTTP at /mcp.
 
     `host` is the address uvicorn binds: it decides the Host names allowed, unless `allowed_hosts` does.
     """
-    return http_app(
-        create_server(handlers, limits=limits),
-        host=host,
-        stateless=stateless,
-        allowed_hosts=allowed_hosts,
-    )
+    server = create_server(handlers, limits=limits, redis_url=redis_url)
+    return http_app(server, host=host, stateless=stateless, allowed_hosts=allowed_hosts)

@@ -19,12 +19,20 @@ from .http_guard import RequestGuard, allowed_hosts_for
 from .http_param_headers import ParamHeaderCheck
 from .http_sessions import SessionWatch
 from .limits import Limits, limits_of
+from .redis_link import RedisLink, RedisUnavailable
 from .server import GeneratedServer
 
 if TYPE_CHECKING:  # imported where used: a server on stdio does not need them
     from mcp.server.auth.provider import TokenVerifier
 
     from .auth_http import Authorization
+    from .http_health import Readiness
+
+
+SHUTDOWN_TIMEOUT = 25.0
+"""Seconds a server told to stop (SIGTERM) lets calls in flight finish: under the 30 s
+Kubernetes waits before SIGKILL, with room for the steps after (Docker waits 10 s:
+give compose a `stop_grace_period` above this)."""
 
 
 def http_app(
@@ -37,8 +45,11 @@ def http_app(
     bound: Sequence[str] | None = None,
     authorization: Authorization | Mapping[str, Any] | None = None,
     verifier: TokenVerifier | None = None,
+    readiness: Readiness | None = None,
 ) -> Any:
-    """The ASGI app serving Streamable HTTP at /mcp.
+    """The ASGI app serving Streamable HTTP at /mcp, and health checks for load
+    balancers at /healthz (liveness) and /readyz (readiness, per `readiness`; see
+    http_health.py). The app's `state.readiness` is the one it answers with.
 
     2026-07-28 requests are stateless by design. `stateless=True` makes 2025-11-25
     clients sessionless too, so any replica can answer any request; they then cannot be
@@ -54,12 +65,15 @@ def http_app(
     and request bodies; idle sessions are closed, their GET streams included (see
     http_sessions.py).
     `authorization` makes the server an OAuth 2.1 protected resource (auth_http.py),
-    its tokens checked by `verifier` (default: JWT access tokens, auth_tokens.py);
+    its tokens checked by `verifier` (default: JWT access tokens, and opaque ones as
+    the MCPGEN_INTROSPECTION* variables say: `auth_verifiers.deployed_verifier`);
     given as the package's authorization document, it takes the deployment's
     MCPGEN_RESOURCE and MCPGEN_AUTHORIZATION_SERVERS (see `auth_http.deployed`).
     """
     # Imported here: a server on stdio does not need starlette, nor its import time.
     from mcp.server.transport_security import TransportSecuritySettings
+
+    from .http_health import HealthEndpoints, Readiness
 
     limits = limits or limits_of(server)
     app = server.streamable_http_app(
@@ -87,16 +101,19 @@ def http_app(
         # After RequestGuard, which reads the body the guard looks into, and before
         # SessionWatch: a caller without a valid token opens nothing.
         from .auth_http import AuthGuard, Authorization, deployed
-        from .auth_tokens import JwtVerifier
+        from .auth_verifiers import deployed_verifier
 
         if not isinstance(authorization, Authorization):
             authorization = deployed(authorization)
 
-        verifier = verifier or JwtVerifier(
-            resource=authorization.resource,
-            issuers=authorization.authorization_servers,
-        )
+        verifier = verifier or deployed_verifier(authorization)
         app.add_middleware(AuthGuard, authorization=authorization, verifier=verifier)
+    # After RequestGuard (a health check names an allowed host too), before AuthGuard
+    # and SessionWatch: a load balancer's probe needs no token and opens no session.
+    app.state.readiness = readiness or Readiness()
+    if isinstance(server, GeneratedServer):
+        _watch_redis(server, app.state.readiness)
+    app.add_middleware(HealthEndpoints, readiness=app.state.readiness)
     app.add_middleware(
         RequestGuard,
         allowed=allowed_hosts_for(host, allowed_hosts, addresses=bound),
@@ -104,6 +121,18 @@ def http_app(
         body_timeout=limits.body_timeout,
     )
     return app
+
+
+def _watch_redis(server: GeneratedServer, readiness: Readiness) -> None:
+    """A server that needs its Redis (not `--redis-optional`) is not ready while Redis
+    does not answer. Imported here: only a server given a Redis needs redis_bus."""
+    if server.redis is None:
+        return
+    from .http_health import redis_reachable
+    from .redis_bus import RedisSubscriptionBus
+
+    if isinstance(server.bus, RedisSubscriptionBus) and server.bus.required:
+        readiness.add_check("redis", redis_reachable(server.redis))
 
 
 def serve(
@@ -116,7 +145,8 @@ def serve(
     """The command line of a generated server: stdio by default, `--http HOST:PORT` for
     Streamable HTTP at http://HOST:PORT/mcp; `--stateless`, `--log-level`,
     `--handler-timeout`, `--max-sessions`, `--allowed-host`, `--resource`,
-    `--authorization-server` (see --help).
+    `--authorization-server`, `--introspection`, `--accept-typ-jwt`,
+    `--shutdown-timeout` (see --help).
 
     The server's `limits` apply, with what the command line changes; `allowed_hosts`
     as for `http_app`, unless `--allowed-host` is given. `authorization` (the
@@ -180,12 +210,50 @@ def serve(
         help="HTTP with authorization: an issuer of the access tokens accepted "
         "(repeatable; default: $MCPGEN_AUTHORIZATION_SERVERS, else the spec's)",
     )
+    parser.add_argument(
+        "--introspection",
+        nargs="?",
+        const="discover",
+        metavar="URL",
+        help="HTTP with authorization: check tokens that are no JWT by RFC 7662 "
+        "introspection at URL, or without one at the authorization server's "
+        "introspection_endpoint (default: $MCPGEN_INTROSPECTION; credentials: "
+        "$MCPGEN_INTROSPECTION_CLIENT_ID, $MCPGEN_INTROSPECTION_CLIENT_SECRET)",
+    )
+    parser.add_argument(
+        "--accept-typ-jwt",
+        action="store_true",
+        help="HTTP with authorization: accept JWT access tokens typed JWT or untyped, "
+        "not only at+jwt (default: $MCPGEN_ACCEPT_TYP_JWT)",
+    )
+    parser.add_argument(
+        "--shutdown-timeout",
+        type=_non_negative(float),
+        default=SHUTDOWN_TIMEOUT,
+        metavar="SECONDS",
+        help="HTTP: on SIGTERM, how long calls in flight may still run before they are "
+        f"cancelled; 0 for no limit (default: {SHUTDOWN_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="share notifications and subscriptions with the other replicas through "
+        "the Redis at URL, e.g. redis://localhost:6379/0 (default: $MCP_REDIS_URL)",
+    )
+    parser.add_argument(
+        "--redis-optional",
+        action="store_true",
+        help="start even if Redis is unreachable: serve alone, and join the other "
+        "replicas once it answers (default: exit with an error)",
+    )
     options = parser.parse_args(argv)
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(
         level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if isinstance(server, GeneratedServer):
+        _join_redis(server, options.redis, options.redis_optional, parser)
     if options.handler_timeout is not None:
         limits = replace(limits, handler_timeout=options.handler_timeout or None)
     if options.max_sessions is not None:
@@ -208,6 +276,22 @@ def serve(
         sockets = bind_sockets(host, int(port))
     except OSError as exc:
         parser.exit(1, f"cannot listen on {options.http}: {exc.strerror or exc}\n")
+    deployment = verifier = None
+    if authorization is not None:
+        # Imported here: a server without authorization needs no token libraries.
+        from .auth_verifiers import deployed_verifier
+
+        deployment = deployed(
+            authorization, options.resource, options.authorization_servers
+        )
+        try:
+            verifier = deployed_verifier(
+                deployment,
+                introspection=options.introspection,
+                accept_typ_jwt=options.accept_typ_jwt,
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
     app = http_app(
         server,
         host=host,
@@ -215,13 +299,8 @@ def serve(
         allowed_hosts=options.allowed_hosts or allowed_hosts,
         limits=limits,
         bound=[str(sock.getsockname()[0]) for sock in sockets],
-        authorization=(
-            None
-            if authorization is None
-            else deployed(
-                authorization, options.resource, options.authorization_servers
-            )
-        ),
+        authorization=deployment,
+        verifier=verifier,
     )
     protocol: type[Any] | str = "h11"
     if limits.header_timeout is not None:
@@ -236,9 +315,31 @@ def serve(
             "http": protocol,
             "limit_concurrency": limits.max_connections,
             "timeout_keep_alive": limits.keep_alive_timeout,
+            "timeout_graceful_shutdown": options.shutdown_timeout or None,
         },
         sockets,
+        on_shutdown=app.state.readiness.drain,
     )
+
+
+def _join_redis(
+    server: GeneratedServer,
+    url: str | None,
+    optional: bool,
+    parser: argparse.ArgumentParser,
+) -> None:
+    """Give the server the command line's Redis (else the one it was made with), and
+    check that it answers: unreachable, the command exits with an error naming it."""
+    link = RedisLink.for_server(server.name, url) if url else server.redis
+    if link is None:
+        return
+    server.use_redis(link, required=not optional)
+    if optional:
+        return
+    try:
+        anyio.run(link.check)
+    except RedisUnavailable as error:
+        parser.exit(1, f"{server.name}: {error}\n")
 
 
 def _freeze_the_start() -> None:

@@ -14,6 +14,7 @@ import asyncio
 import errno
 import socket
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -81,7 +82,21 @@ def header_timeout_protocol(timeout: float) -> type[HeaderTimeoutProtocol]:
 
 class AnnouncingServer(uvicorn.Server):
     """A uvicorn server that writes one line to stderr once it listens:
-    `Serving MCP over Streamable HTTP at http://HOST:PORT/mcp`."""
+    `Serving MCP over Streamable HTTP at http://HOST:PORT/mcp`; and that calls
+    `on_shutdown` as it shuts down (SIGTERM, SIGINT), once it stopped listening."""
+
+    def __init__(
+        self, config: uvicorn.Config, on_shutdown: Callable[[], None] | None = None
+    ) -> None:
+        super().__init__(config)
+        self.on_shutdown = on_shutdown
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.on_shutdown is not None:
+            # Soon, not now: uvicorn first closes the listening sockets (before it
+            # first awaits), so a client cut off here reconnects to another replica.
+            asyncio.get_running_loop().call_soon(self.on_shutdown)
+        await super().shutdown(sockets)
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
@@ -140,8 +155,14 @@ def bind_sockets(host: str, port: int) -> list[socket.socket]:
 
 
 def run_uvicorn(
-    app: Any, config: dict[str, Any], sockets: list[socket.socket] | None = None
+    app: Any,
+    config: dict[str, Any],
+    sockets: list[socket.socket] | None = None,
+    *,
+    on_shutdown: Callable[[], None] | None = None,
 ) -> None:
     """Serve `app` with uvicorn, with `config` (uvicorn.Config's keyword arguments), on
-    `sockets` when given (see `bind_sockets`), else on config's host and port."""
-    AnnouncingServer(uvicorn.Config(app, **config)).run(sockets=sockets)
+    `sockets` when given (see `bind_sockets`), else on config's host and port;
+    `on_shutdown` is called once it stops listening (see `AnnouncingServer`)."""
+    server = AnnouncingServer(uvicorn.Config(app, **config), on_shutdown)
+    server.run(sockets=sockets)

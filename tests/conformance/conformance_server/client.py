@@ -85,9 +85,18 @@ class McpgenConformanceClient:
         return cls(Client(parameters, mode=_client.sdk_mode(mode)), mode=mode)
 
     @classmethod
-    def http(cls, url: str, *, mode: Mode = "auto") -> Self:
-        """Talk to a server over Streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`."""
-        return cls(Client(url, mode=_client.sdk_mode(mode)), mode=mode)
+    def http(
+        cls, url: str, *, auth: _client.HttpAuth | None = None, mode: Mode = "auto"
+    ) -> Self:
+        """Talk to a server over Streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`.
+
+        `auth` authorizes the requests to a server that needs access tokens: a
+        bearer token (str), or an `httpx2.Auth` such as the SDK's
+        `mcp.client.auth.OAuthClientProvider` (discovery from the 401, client
+        registration, PKCE, more scope on a 403, refresh).
+        """
+        target = _client.http_target(url, auth)
+        return cls(Client(target, mode=_client.sdk_mode(mode)), mode=mode)
 
     async def __aenter__(self) -> Self:
         await _client.connect(self.client, self.mode)

@@ -4,14 +4,25 @@
 or sent as null, reading results, and one exception per way a call can fail.
 
 This module imports nothing of the server stack (no `mcp` at all, only `mcp_types` and
-pydantic), so a client does not pay for the server's import time.
+pydantic; the SDK's HTTP transport only when a client passes `auth`), so a client does not
+pay for the server's import time.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal, Self, TypeVar, overload
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Final,
+    Literal,
+    Self,
+    TypeAlias,
+    TypeVar,
+    overload,
+)
 
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -23,8 +34,13 @@ from .eras import MODES, Mode
 if TYPE_CHECKING:
     from types import TracebackType
 
+    import httpx2
     from mcp import Client
+    from mcp.client import Transport
+    from mcp.client._transport import TransportStreams
     from mcp.shared.dispatcher import ProgressFnT
+
+    HttpAuth: TypeAlias = "str | httpx2.Auth"
 
 __all__ = [
     "MODES",
@@ -37,6 +53,7 @@ __all__ = [
     "connect",
     "disconnect",
     "given",
+    "http_target",
     "output_value",
     "resource_value",
     "sdk_mode",
@@ -151,6 +168,36 @@ async def disconnect(
         if exc_value is not None and all(leaf is exc_value for leaf in _leaves(group)):
             return  # Python goes on raising exc_value, with its own traceback
         _raise_sole(group)
+
+
+def http_target(url: str, auth: HttpAuth | None) -> str | Transport:
+    """What `mcp.Client` connects to for a server at `url`: the URL itself without
+    `auth`; else a Streamable HTTP transport whose requests carry `auth`, a bearer
+    token (str) or an `httpx2.Auth` such as the SDK's `OAuthClientProvider`, which
+    answers a 401 with discovery, registration and PKCE, a 403 `insufficient_scope`
+    by asking for more scope, and refreshes expired tokens."""
+    if auth is None:
+        return url
+    return _authorized_transport(url, auth)
+
+
+@asynccontextmanager
+async def _authorized_transport(
+    url: str, auth: HttpAuth
+) -> AsyncIterator[TransportStreams]:
+    # Imported here: a client without auth, and every server, never loads them.
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {auth}"} if isinstance(auth, str) else None
+    http = httpx2.AsyncClient(
+        auth=None if isinstance(auth, str) else auth,
+        headers=headers,
+        # The SDK's own client's timeouts: a response stream may stay open long.
+        timeout=httpx2.Timeout(30.0, read=300.0),
+    )
+    async with http, streamable_http_client(url, http_client=http) as streams:
+        yield streams
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:

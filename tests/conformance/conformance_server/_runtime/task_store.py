@@ -3,17 +3,21 @@
 """The task store interface: where tasks and their outcomes are kept (`TaskStore`), and
 the bounds a store and its runner keep to (`TaskLimits`).
 
-`task_store_memory.InMemoryTaskStore` is the store of one process; a store shared by
-replicas (Redis, say) implements the same interface.
+`task_store_memory.InMemoryTaskStore` is the store of one process;
+`task_store_redis.RedisTaskStore` is shared by replicas through Redis, and implements
+the same interface with the same answers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .tasks import Task, TaskOutcome, TerminalStatus
+
+if TYPE_CHECKING:  # task_store_common imports TaskLimits from here
+    from .task_store_common import TaskSignals
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,10 @@ class TaskLimits:
       would pass it ends its task `failed` likewise, until ttls free the room.
     - `run_timeout`: seconds the work of one task may run (None: until its ttl ends);
       past it, the work is cancelled as a handler that timed out is.
+    - `lease`: seconds (30) a shared store (Redis) trusts the process running a task
+      to be alive without hearing from it: that process renews the lease three
+      times a lease; once it has lapsed (the process was killed, or lost Redis),
+      any replica ends the task `failed`. The in-memory store has no use for it.
     """
 
     max_tasks: int = 10_000
@@ -44,6 +52,7 @@ class TaskLimits:
     max_result_bytes: int = 4 * 1024 * 1024
     max_stored_bytes: int = 256 * 1024 * 1024
     run_timeout: float | None = 60 * 60.0
+    lease: float = 30.0
 
     def __post_init__(self) -> None:
         for name in (
@@ -61,6 +70,10 @@ class TaskLimits:
                 raise ValueError(f"TaskLimits.{name} must be a positive int")
         if self.run_timeout is not None and not self.run_timeout > 0:
             raise ValueError("TaskLimits.run_timeout must be positive or None")
+        if isinstance(self.lease, bool) or not (
+            isinstance(self.lease, (int, float)) and self.lease > 0
+        ):
+            raise ValueError("TaskLimits.lease must be a positive number of seconds")
 
     def ttl_for(self, requested: float | None) -> int:
         """The ttl a task gets (ms) when the caller asks for `requested` (None: none)."""
@@ -80,6 +93,8 @@ class TaskStore(Protocol):
     """
 
     limits: TaskLimits
+    signals: TaskSignals
+    """Where the store tells its runners of ended tasks and relayed messages."""
 
     async def create(
         self,
@@ -156,4 +171,15 @@ class TaskStore(Protocol):
 
     async def expire(self) -> list[str]:
         """Delete the tasks whose ttl is over now; their ids."""
+        ...
+
+    async def relay(self, task_id: str, message: Mapping[str, Any]) -> bool:
+        """Send `message` to the process that runs the task, where it arrives as
+        `signals.relayed`; False when no other process could run it (one process's
+        store)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Stop what the store runs in the background; tasks it kept stay kept
+        (in a shared store) or are lost (in memory)."""
         ...

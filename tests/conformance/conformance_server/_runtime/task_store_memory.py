@@ -3,15 +3,11 @@
 """The task store of one process: tasks kept in memory, bounded by `TaskLimits`.
 
 Tasks are lost when the process ends, and a replica cannot answer for another's
-tasks: a store shared by replicas implements `task_store.TaskStore` the same way.
+tasks: `task_store_redis.RedisTaskStore`, shared by replicas, answers the same way.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 import secrets
 import time
 from collections import Counter
@@ -20,22 +16,26 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import anyio
-from mcp.shared.exceptions import MCPError
 
-from .errors import INTERNAL_ERROR
-from .keys import cursor_key
 from .task_store import TaskLimits
+from .task_store_common import (
+    CANCELLED,
+    TOO_MANY_RESULTS,
+    ListCursors,
+    TaskSignals,
+    error_outcome,
+    too_large,
+    too_many_kept,
+    too_many_tasks,
+    too_many_working,
+)
 from .tasks import (
-    InvalidTaskCursor,
     Task,
     TaskAlreadyTerminal,
-    TaskLimitReached,
     TaskNotFound,
     TaskOutcome,
     TerminalStatus,
 )
-
-MAX_CURSOR_CHARS = 100
 
 
 @dataclass
@@ -55,6 +55,8 @@ class InMemoryTaskStore:
     def __init__(self, limits: TaskLimits | None = None, *, clock: Any = None) -> None:
         self.limits = limits or TaskLimits()
         self.clock = clock or time.time
+        self.signals = TaskSignals()
+        self._cursors = ListCursors()
         # Insertion order is creation order: what `list` pages through and `expire`
         # looks at first.
         self._entries: dict[str, _Entry] = {}
@@ -75,19 +77,11 @@ class InMemoryTaskStore:
         quota = owner if quota_key is None else quota_key
         limits = self.limits
         if len(self._entries) >= limits.max_tasks:
-            raise TaskLimitReached(
-                f"The server keeps at most {limits.max_tasks} tasks; try again later."
-            )
+            raise too_many_tasks(limits)
         if self._kept[quota] >= limits.max_tasks_per_owner:
-            raise TaskLimitReached(
-                f"A caller may have at most {limits.max_tasks_per_owner} tasks kept; "
-                "cancel some, or wait for their ttl to end."
-            )
+            raise too_many_kept(limits)
         if self._working[quota] >= limits.max_working_per_owner:
-            raise TaskLimitReached(
-                f"A caller may have at most {limits.max_working_per_owner} tasks "
-                "running at once; wait for one to finish, or cancel one."
-            )
+            raise too_many_working(limits)
         now = self.clock()
         task = Task(
             task_id=secrets.token_urlsafe(24),
@@ -113,7 +107,7 @@ class InMemoryTaskStore:
         self, owner: str, cursor: str | None, page_size: int
     ) -> tuple[list[Task], str | None]:
         self._expire()
-        start = 0 if cursor is None else self._position(owner, cursor)
+        start = 0 if cursor is None else self._cursors.position(owner, cursor)
         mine = [
             entry
             for entry in self._entries.values()
@@ -122,7 +116,7 @@ class InMemoryTaskStore:
         page = mine[:page_size]
         following = None
         if len(mine) > page_size:
-            following = self._cursor(owner, page[-1].sequence)
+            following = self._cursors.issue(owner, page[-1].sequence)
         return [entry.task for entry in page], following
 
     async def set_status(
@@ -167,14 +161,11 @@ class InMemoryTaskStore:
         size = outcome.size()
         refusal = None
         if size > self.limits.max_result_bytes:
-            refusal = (
-                "The task's result is larger than the server keeps "
-                f"({self.limits.max_result_bytes} bytes)."
-            )
+            refusal = too_large(self.limits)
         elif self._stored + size > self.limits.max_stored_bytes:
-            refusal = "The server holds too many task results now; try again later."
+            refusal = TOO_MANY_RESULTS
         if refusal is not None:
-            outcome = TaskOutcome.of_error(MCPError(INTERNAL_ERROR, refusal))
+            outcome = error_outcome(refusal)
             status, message, size = "failed", refusal, outcome.size()
         entry.size = size
         self._stored += size
@@ -189,8 +180,7 @@ class InMemoryTaskStore:
             raise TaskNotFound(task_id)
         if entry.task.terminal:
             raise TaskAlreadyTerminal(entry.task)
-        cancelled = MCPError(INTERNAL_ERROR, "The task was cancelled.")
-        self._end(entry, "cancelled", TaskOutcome.of_error(cancelled), message)
+        self._end(entry, "cancelled", error_outcome(CANCELLED), message)
         return entry.task
 
     async def outcome(self, task_id: str, owner: str) -> TaskOutcome | None:
@@ -214,6 +204,12 @@ class InMemoryTaskStore:
     async def expire(self) -> list[str]:
         return self._expire()
 
+    async def relay(self, task_id: str, message: Mapping[str, Any]) -> bool:
+        return False  # every task of this store runs in this process
+
+    async def aclose(self) -> None:
+        pass  # nothing runs in the background
+
     def _expire(self) -> list[str]:
         now = self.clock()
         gone = [
@@ -228,6 +224,7 @@ class InMemoryTaskStore:
             if not entry.task.terminal:
                 self._working[entry.quota_key] -= 1
             entry.ended.set()
+            self.signals.ended(task_id)
         return gone
 
     def _entry(self, task_id: str, owner: str | None = None) -> _Entry | None:
@@ -256,26 +253,4 @@ class InMemoryTaskStore:
         entry.outcome = outcome
         self._working[entry.quota_key] -= 1
         entry.ended.set()
-
-    def _cursor(self, owner: str, sequence: int) -> str:
-        text = f"{sequence}.{self._sign(owner, sequence)}"
-        return base64.urlsafe_b64encode(text.encode()).decode("ascii")
-
-    def _position(self, owner: str, cursor: str) -> int:
-        if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS:
-            raise InvalidTaskCursor(cursor)
-        try:
-            decoded = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
-        except (ValueError, UnicodeError, binascii.Error):
-            raise InvalidTaskCursor(cursor) from None
-        sequence, _, signature = decoded.partition(".")
-        if not (sequence.isascii() and sequence.isdigit()) or len(sequence) > 18:
-            raise InvalidTaskCursor(cursor)
-        if not hmac.compare_digest(signature, self._sign(owner, int(sequence))):
-            raise InvalidTaskCursor(cursor)
-        return int(sequence)
-
-    def _sign(self, owner: str, sequence: int) -> str:
-        # A key per owner: a cursor is good only for the owner it was issued to.
-        key = cursor_key(hashlib.sha256(b"mcpgen tasks\0" + owner.encode()).digest())
-        return hmac.new(key, str(sequence).encode(), hashlib.sha256).hexdigest()[:32]
+        self.signals.ended(entry.task.task_id)

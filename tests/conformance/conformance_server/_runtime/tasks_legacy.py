@@ -24,10 +24,20 @@ Served when some tool's `execution.taskSupport` is `optional` or `required`; the
 
 Tasks are bound to the caller's authorization context (its access token's principal)
 where there is one, else to the connection (the 2025-11-25 session) that made them:
-another session cannot see, list or cancel them. Stateless HTTP without a token has no
+another session cannot see, list or cancel them, and when the session closes, those
+still running are cancelled (nobody could read their results). Stateless HTTP without a token has no
 session: there a task is reached by its id alone (unguessable), `tasks/list` lists
 nothing rather than every caller's tasks. Without a token, the per-caller bounds count
 by the caller's address over HTTP.
+
+With replicas sharing a Redis task store, any replica answers `tasks/get`,
+`tasks/result`, `tasks/list` and `tasks/cancel` for a task whose owner reaches it
+there (a token's principal, or anyone holding the id on stateless HTTP; a session lives
+on one replica: route it there, e.g. by `Mcp-Session-Id`). `notifications/tasks/status`
+is sent only by the replica that runs the task, to the connection that made it (and by
+the replica that cancels it, to its own caller's connection); a client that polls loses
+nothing by it. A question asked over HTTP goes out on a `tasks/result` stream open on
+the replica that runs the task.
 """
 
 from __future__ import annotations
@@ -35,7 +45,7 @@ from __future__ import annotations
 import secrets
 import weakref
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
@@ -51,6 +61,7 @@ from .context import InputRequest, InputResponse
 from .errors import INVALID_PARAMS
 from .tasks import (
     Task,
+    TaskAlreadyTerminal,
     TaskContext,
     TaskControl,
     TaskNotFound,
@@ -261,7 +272,24 @@ class LegacyTasks:
         owner = self._owners.get(connection)
         if owner is None:
             owner = self._owners[connection] = "session:" + secrets.token_urlsafe(16)
+            connection.exit_stack.push_async_callback(self._session_closed, owner)
         return owner
+
+    async def _session_closed(self, owner: str) -> None:
+        """The session that owned these tasks closed: nobody can reach them any more,
+        so those still running are cancelled rather than left to run out their ttl
+        (ended ones are kept until their ttl, as every task is)."""
+        cursor = None
+        while True:
+            tasks, cursor = await self.runner.store.list_page(
+                owner, cursor, self.page_size
+            )
+            for task in tasks:
+                if not task.terminal:
+                    with suppress(TaskNotFound, TaskAlreadyTerminal):
+                        await self.runner.cancel(task.task_id, owner)
+            if cursor is None:
+                return
 
 
 class ResultStreams:

@@ -24,9 +24,12 @@ docs/tasks-2026-07-28.md lists what the conformance suite checks, and where.
 
 Tasks are bound to the caller's authorization context when there is one (the token's
 principal); without one, a task id (unguessable) is all a caller needs. A task's handler
-runs in the process that started it, and waits there for its answers: with replicas, a
-load balancer routes `tasks/update` by its `Mcp-Name` to that process, as SEP-2663 intends
-(another process acknowledges an answer it has no question for, and drops it).
+runs in the process that started it, and waits there for its answers: with replicas
+sharing a Redis task store, a `tasks/update` that reaches another replica is relayed to
+that process through Redis (a load balancer may also route it by its `Mcp-Name`, as
+SEP-2663 intends). Answers of the wrong shape are -32602 only where the task runs; a
+relayed one is dropped there. Without a shared store, another process acknowledges an
+answer it has no question for, and drops it.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CAPABILITY
+from .log import logger
 from .task_escalation import (
     WAITING_FOR_INPUT,
     Escalation,
@@ -115,6 +119,8 @@ class ModernTasks:
         self.runner = runner
         self.window = window
         self.waits = InputWaits()
+        self._noting: set[asyncio.Future[None]] = set()
+        runner.on_relayed(self._relayed)
         self._methods: dict[
             str,
             Callable[[ServerRequestContext[Any, Any], str], Awaitable[dict[str, Any]]],
@@ -252,16 +258,40 @@ class ModernTasks:
         if task is None:
             raise TaskNotFound(task_id)
         outstanding = self.waits.answer(task_id, params.input_responses)
-        # The task's status says what is still asked before this answer is sent, so
-        # that the next tasks/get shows no question twice.
-        if outstanding is not None and outstanding:
-            details = {"inputRequests": outstanding}
+        if outstanding is None:
+            # The task's handler waits in another replica: the answers go there.
+            await store.relay(task_id, {"inputResponses": params.input_responses})
+        else:
+            await self._still_asked(task_id, outstanding)
+        return {}
+
+    async def _still_asked(self, task_id: str, outstanding: Mapping[str, Any]) -> None:
+        """The task's status says what is still asked before an answer is sent, so
+        that the next tasks/get shows no question twice."""
+        store = self.runner.store
+        if outstanding:
+            details = {"inputRequests": dict(outstanding)}
             await store.set_status(
                 task_id, "input_required", WAITING_FOR_INPUT, details=details
             )
-        elif outstanding is not None:
+        else:
             await store.set_status(task_id, "working")
-        return {}
+
+    def _relayed(self, task_id: str, message: Mapping[str, Any]) -> None:
+        """Answers that another replica's `tasks/update` relayed to a task running
+        here (its owner was checked there); answers of the wrong shape are dropped."""
+        responses = message.get("inputResponses")
+        if not isinstance(responses, Mapping):
+            return
+        try:
+            outstanding = self.waits.answer(task_id, responses)
+        except MCPError:
+            logger.info("relayed answers for task %s had the wrong shape", task_id[:8])
+            return
+        if outstanding is not None:
+            noting = asyncio.ensure_future(self._still_asked(task_id, outstanding))
+            self._noting.add(noting)
+            noting.add_done_callback(self._noting.discard)
 
     async def _cancel(
         self, ctx: ServerRequestContext[Any, Any], task_id: str

@@ -16,6 +16,7 @@ client is the process that started the server.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,9 +28,27 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import TokenVerifier
 from mcp.shared.uri_template import UriTemplate
 
-from .http_guard import ASGIApp, Receive, Scope, Send, replaying, send_response
+from .http_guard import ASGIApp, Receive, Scope, Send, replaying
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
+
+# The metadata is public, and browser clients fetch it from their own origin (with an
+# MCP-Protocol-Version header, hence a preflight): any origin may read it.
+_METADATA_CORS = [
+    (b"access-control-allow-origin", b"*"),
+    (b"access-control-allow-methods", b"GET, HEAD, OPTIONS"),
+    (b"access-control-max-age", b"86400"),
+]
+
+
+class TokenCheckUnavailable(Exception):
+    """A verifier could not tell whether a token is valid (its authorization server
+    did not answer): the request is answered 503, retry after `retry_after` seconds,
+    rather than 401, which would tell the client its token is bad."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"token check unavailable, retry after {retry_after:g} s")
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -178,8 +197,12 @@ class AuthGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["path"] in self.metadata_paths and scope["method"] in ("GET", "HEAD"):
-            await send_response(send, 200, self.metadata_body, b"application/json")
+        if scope["path"] in self.metadata_paths and scope["method"] in (
+            "GET",
+            "HEAD",
+            "OPTIONS",
+        ):
+            await self._metadata(scope, send)
             return
         if scope["method"] == "OPTIONS":  # CORS preflight carries no credentials
             await self.app(scope, receive, send)
@@ -188,7 +211,11 @@ class AuthGuard:
         if isinstance(token, _Refusal):
             await self._challenge(send, 401, token.error, token.description)
             return
-        access = await self.verifier.verify_token(token)
+        try:
+            access = await self.verifier.verify_token(token)
+        except TokenCheckUnavailable as unavailable:
+            await self._unavailable(send, unavailable.retry_after)
+            return
         if access is None:
             await self._challenge(send, 401, "invalid_token", "Invalid access token")
             return
@@ -209,6 +236,36 @@ class AuthGuard:
             await self.app(scope, receive, send)
         finally:
             auth_context_var.reset(reset)
+
+    async def _metadata(self, scope: Scope, send: Send) -> None:
+        """The metadata, readable from any origin; a CORS preflight allowed the
+        headers it asks for."""
+        headers = list(_METADATA_CORS)
+        if scope["method"] == "OPTIONS":
+            asked = [
+                value
+                for key, value in scope.get("headers", [])
+                if key.lower() == b"access-control-request-headers"
+            ]
+            if asked:
+                headers.append((b"access-control-allow-headers", asked[0]))
+            await _send(send, 204, b"", headers)
+            return
+        headers.append((b"content-type", b"application/json"))
+        await _send(send, 200, self.metadata_body, headers)
+
+    async def _unavailable(self, send: Send, retry_after: float) -> None:
+        """503 with Retry-After (RFC 9110) and no challenge: nothing is wrong with
+        the token, the client keeps it and tries again."""
+        body = json.dumps(
+            {
+                "error": "temporarily_unavailable",
+                "error_description": "The access token cannot be checked now",
+            }
+        ).encode()
+        seconds = str(max(1, math.ceil(retry_after))).encode()
+        headers = [(b"content-type", b"application/json"), (b"retry-after", seconds)]
+        await _send(send, 503, body, headers)
 
     def _needed(self, message: Mapping[str, Any]) -> list[str]:
         if message.get("type") != "http.request" or not message.get("body"):
@@ -242,13 +299,19 @@ class AuthGuard:
         ).encode()
         headers = [
             (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
             (b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()),
         ]
-        await send(
-            {"type": "http.response.start", "status": status, "headers": headers}
-        )
-        await send({"type": "http.response.body", "body": body})
+        await _send(send, status, body, headers)
+
+
+async def _send(
+    send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]
+) -> None:
+    length = (b"content-length", str(len(body)).encode())
+    await send(
+        {"type": "http.response.start", "status": status, "headers": [*headers, length]}
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,15 @@ of tokens with made-up key ids cannot make the server hammer its authorization s
 A token is accepted only when all of these hold: its header names an asymmetric
 algorithm (never `none`, never HS*: with a public key as the HMAC secret anyone could
 sign) that the key it names declares, or fits the key's type; `typ` is `at+jwt`
-(RFC 9068: so an ID token cannot pass as an access token); `iss` is one of the
+(RFC 9068: so an ID token cannot pass as an access token; `accept_typ_jwt` also takes
+`JWT` or none, for authorization servers that do not set it, where only the audience
+tells an ID token, issued to a client, from an access token); `iss` is one of the
 authorization servers; `aud` is this resource (RFC 8707); `exp` is not past and
 `nbf`/`iat` not ahead, with `skew` seconds of clock difference allowed.
+
+Without any key of an issuer (its metadata or JWKS unreachable) its tokens cannot be
+checked at all: `TokenCheckUnavailable` (503 with Retry-After), not a refusal, and the
+keys are asked for again after 5 s rather than `refetch_interval`.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ import httpx2 as httpx
 import jwt
 from mcp.server.auth.provider import AccessToken
 
+from .auth_http import TokenCheckUnavailable
+
 logger = logging.getLogger(__name__)
 
 ASYMMETRIC_ALGORITHMS = frozenset(
@@ -47,6 +55,10 @@ ASYMMETRIC_ALGORITHMS = frozenset(
 _KEY_TYPE = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 _CURVE = {"ES256": "P-256", "ES384": "P-384", "ES512": "P-521"}
 _ACCESS_TOKEN_TYPES = ("at+jwt", "application/at+jwt")
+# What authorization servers that predate RFC 9068 put there (or nothing), when the
+# deployment accepts them (`accept_typ_jwt`).
+_PLAIN_JWT_TYPES = ("jwt", "")
+_RETRY_WITHOUT_KEYS = 5.0
 
 
 def metadata_urls(issuer: str) -> list[str]:
@@ -99,8 +111,12 @@ class JwtVerifier:
         timeout: float = 10.0,
         client: httpx.AsyncClient | None = None,
         remembered: int = 4096,
+        accept_typ_jwt: bool = False,
     ) -> None:
         self.resource = resource
+        self.token_types = _ACCESS_TOKEN_TYPES + (
+            _PLAIN_JWT_TYPES if accept_typ_jwt else ()
+        )
         self.audiences = list(dict.fromkeys([resource, _other_slash(resource)]))
         self.skew = skew
         self.refetch_interval = refetch_interval
@@ -141,7 +157,7 @@ class JwtVerifier:
         algorithm = header.get("alg")
         if algorithm not in ASYMMETRIC_ALGORITHMS:
             raise ValueError(f"algorithm {algorithm!r} is not accepted")
-        if str(header.get("typ", "")).lower() not in _ACCESS_TOKEN_TYPES:
+        if str(header.get("typ", "")).lower() not in self.token_types:
             raise ValueError(f"typ {header.get('typ')!r} is not an access token's")
         unverified = jwt.decode(token, options={"verify_signature": False})
         server = self._servers.get(str(unverified.get("iss")))
@@ -171,13 +187,25 @@ class JwtVerifier:
         async with server.lock:  # one refetch for many tokens naming a new key
             found = _matching(server.keys, kid, algorithm)
             if found is None and (
-                time.monotonic() - server.fetched_at >= self.refetch_interval
+                time.monotonic() - server.fetched_at >= self._interval(server)
             ):
                 server.fetched_at = time.monotonic()
                 server.keys = await self._fetch_keys(server)
                 server.parsed.clear()
                 found = _matching(server.keys, kid, algorithm)
+        if not server.keys:
+            # No keys to check with (the authorization server did not answer): that
+            # says nothing about the token, so no 401 (see TokenCheckUnavailable).
+            since = time.monotonic() - server.fetched_at
+            raise TokenCheckUnavailable(self._interval(server) - since)
         return found
+
+    def _interval(self, server: _Keys) -> float:
+        """How long after a fetch the keys may be fetched again: sooner while there
+        are none, since then no token at all can be checked."""
+        if server.keys:
+            return self.refetch_interval
+        return min(self.refetch_interval, _RETRY_WITHOUT_KEYS)
 
     async def _fetch_keys(self, server: _Keys) -> list[Mapping[str, Any]]:
         client = self._client or httpx.AsyncClient(timeout=self.timeout)

@@ -11,13 +11,12 @@ schema.json, which mcpgen writes beside server.py.
 from __future__ import annotations
 
 import warnings
-import weakref
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, cast, get_args
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager, nullcontext
+from typing import TYPE_CHECKING, Any, cast, get_args
 
 import mcp_types as types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
@@ -28,25 +27,26 @@ from mcp.server.subscriptions import (
     PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated,
+    ServerEvent,
+    SubscriptionBus,
     ToolsListChanged,
 )
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .completions import CompletionHandler, CompletionTable, CompletionValues
 from .keys import deployment_secret
+from .legacy_connections import LegacyConnections
 from .limits import Limits
-from .log import logger
 from .package_data import schema_document
 from .prompts import PromptBinding, PromptTable, prompt_messages_mismatches
+from .redis_link import RedisLink
 from .resources import ResourceBinding, ResourceTable, TemplateBinding
+from .task_serving import ServedTasks, serve_tasks
 from .task_store import TaskStore
-from .task_store_memory import InMemoryTaskStore
-from .tasks import TaskRunner
 from .tasks_legacy import CAPABILITY as LEGACY_TASKS_CAPABILITY
-from .tasks_legacy import LegacyTasks
-from .tasks_modern import EXTENSION as MODERN_TASKS
-from .tasks_modern import ModernTasks
 from .tools import InvalidArguments, ListFromSchema, ToolBinding, ToolTable
+
+if TYPE_CHECKING:  # imported where used: only servers given a Redis need it
+    from .redis_bus import RedisSubscriptionBus
 
 LIST_KINDS = ("tools", "resources", "prompts")
 
@@ -59,6 +59,7 @@ class GeneratedServer(Server[Any]):
     `declared` is the server's capabilities as schema.json has them: `logging`, and the
     `listChanged` / `subscribe` flags of `tools`, `resources` and `prompts`, turn on
     what they name. `limits` bound what handlers and clients may cost (see Limits);
+    `redis` shares notifications with the other replicas (see `use_redis`);
     `options` are the SDK `Server`'s keyword arguments.
     """
 
@@ -68,6 +69,7 @@ class GeneratedServer(Server[Any]):
         *,
         declared: Mapping[str, Any],
         limits: Limits | None = None,
+        redis: RedisLink | None = None,
         **options: Any,
     ) -> None:
         listen = any(
@@ -75,37 +77,62 @@ class GeneratedServer(Server[Any]):
             for kind in LIST_KINDS
             for flag in ("listChanged", "subscribe")
         )
-        self.bus = InMemorySubscriptionBus()
+        # This process's listeners; a Redis bus (use_redis) wraps it, so the
+        # ListenHandler made here hears the other replicas' events too.
+        self._local_bus = InMemorySubscriptionBus()
+        self.legacy = LegacyConnections()
+        self.bus: SubscriptionBus = self._local_bus
+        self.redis: RedisLink | None = None
+        self._redis_bus: RedisSubscriptionBus | None = None
         if listen:
             # 2026-07-28 clients hear of changes through subscriptions/listen.
-            options["on_subscriptions_listen"] = ListenHandler(self.bus)
+            options["on_subscriptions_listen"] = ListenHandler(self._local_bus)
+        options.setdefault("lifespan", GeneratedServer._lifespan)
         if (declared.get("resources") or {}).get("subscribe"):
             options.update(
-                on_subscribe_resource=self._subscribe,
-                on_unsubscribe_resource=self._unsubscribe,
+                on_subscribe_resource=self.legacy.subscribe,
+                on_unsubscribe_resource=self.legacy.unsubscribe,
             )
         with warnings.catch_warnings():
             # logging/setLevel is deprecated in 2026-07-28; 2025-11-25 clients still send it.
             warnings.simplefilter("ignore")
             if "logging" in declared:
-                options["on_set_logging_level"] = self._set_logging_level
+                options["on_set_logging_level"] = self.legacy.set_logging_level
             super().__init__(name, **options)
         self.declared = declared
         self.limits = limits or Limits()
-        # Where tasks are kept, when some tool may run as one (see build_server).
+        # Where tasks are kept, when some tool may run as one (see task_serving.py).
         self.task_store: TaskStore | None = None
-        # Per 2025-11-25 connection: the standalone channels notifications go out on.
-        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._subscribed: weakref.WeakKeyDictionary[Any, set[str]] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._log_levels: weakref.WeakKeyDictionary[Any, types.LoggingLevel] = (
-            weakref.WeakKeyDictionary()
-        )
-        self.middleware.append(self._remember_connection)
+        self.tasks: ServedTasks | None = None
+        self.middleware.append(self.legacy.remember)
         self.middleware.append(
             RequestStateBoundary(_request_state_security(), default_audience=name)
         )
+        if redis is not None:
+            self.use_redis(redis)
+
+    def use_redis(self, link: RedisLink, *, required: bool = True) -> None:
+        """Share list changes and resource updates with every replica using `link`'s
+        Redis, in both eras (see redis_bus.py, faults included). The server's lifespan
+        subscribes; `required=False` lets it start while Redis is unreachable."""
+        from .redis_bus import RedisSubscriptionBus
+
+        self.redis = link
+        self._redis_bus = RedisSubscriptionBus(
+            link,
+            local=self._local_bus,
+            on_remote=self.legacy.send,
+            required=required,
+        )
+        self.bus = self._redis_bus
+        if self.tasks is not None:  # and tasks are kept there too
+            self.task_store = self.tasks.use_redis(link, self.limits.tasks)
+
+    @asynccontextmanager
+    async def _lifespan(self) -> AsyncIterator[dict[str, Any]]:
+        """While the server serves (stdio, or the HTTP app): its Redis subscriber."""
+        async with self._redis_bus.running() if self._redis_bus else nullcontext():
+            yield {}
 
     def create_initialization_options(
         self,
@@ -132,104 +159,33 @@ class GeneratedServer(Server[Any]):
             options.capabilities.tasks = LEGACY_TASKS_CAPABILITY
         return options
 
-    async def _remember_connection(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._connections.add(_connection(ctx))
-        return await call_next(ctx)
-
-    async def _subscribe(
-        self, ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
-    ) -> types.EmptyResult:
-        self._subscribed.setdefault(_connection(ctx), set()).add(str(params.uri))
-        return types.EmptyResult()
-
-    async def _unsubscribe(
-        self,
-        ctx: ServerRequestContext[Any, Any],
-        params: types.UnsubscribeRequestParams,
-    ) -> types.EmptyResult:
-        self._subscribed.get(_connection(ctx), set()).discard(str(params.uri))
-        return types.EmptyResult()
-
-    async def _set_logging_level(
-        self, ctx: ServerRequestContext[Any, Any], params: types.SetLevelRequestParams
-    ) -> types.EmptyResult:
-        self._log_levels[_connection(ctx)] = params.level
-        return types.EmptyResult()
-
     def log_level_allows(self, session: Any, level: types.LoggingLevel) -> bool:
         """Whether a 2025-11-25 client's `logging/setLevel` lets `level` through.
 
         (2026-07-28 clients choose a level per request; the SDK filters those.)
         """
-        threshold = self._log_levels.get(getattr(session, "_connection", None))
-        return threshold is None or _LOG_LEVELS.index(level) >= _LOG_LEVELS.index(
-            threshold
-        )
+        return self.legacy.log_level_allows(session, level)
 
     async def notify_tools_changed(self) -> None:
-        """Tell clients the tool list changed: 2026 listeners and 2025 connections alike."""
-        await self._broadcast(
-            ToolsListChanged(), lambda connection: connection.send_tool_list_changed()
-        )
+        """Tell clients the tool list changed: 2026 listeners and 2025 connections alike
+        (and those of the other replicas, with a Redis)."""
+        await self._announce(ToolsListChanged())
 
     async def notify_prompts_changed(self) -> None:
         """Tell clients the prompt list changed."""
-        await self._broadcast(
-            PromptsListChanged(),
-            lambda connection: connection.send_prompt_list_changed(),
-        )
+        await self._announce(PromptsListChanged())
 
     async def notify_resources_changed(self) -> None:
         """Tell clients the resource list changed."""
-        await self._broadcast(
-            ResourcesListChanged(),
-            lambda connection: connection.send_resource_list_changed(),
-        )
+        await self._announce(ResourcesListChanged())
 
     async def notify_resource_updated(self, uri: str) -> None:
         """Tell the clients subscribed to `uri` that it changed."""
-        await self.bus.publish(ResourceUpdated(uri=uri))
-        for connection in [
-            c for c, uris in list(self._subscribed.items()) if uri in uris
-        ]:
-            await _quietly(connection.send_resource_updated(uri))
+        await self._announce(ResourceUpdated(uri=uri))
 
-    async def _broadcast(
-        self, event: Any, send: Callable[[Any], Awaitable[None]]
-    ) -> None:
+    async def _announce(self, event: ServerEvent) -> None:
         await self.bus.publish(event)
-        for connection in list(self._connections):
-            await _quietly(send(connection))
-
-
-# From least to most severe: a level lets itself and everything after it through.
-_LOG_LEVELS: list[types.LoggingLevel] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-]
-
-
-def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
-    # mcp 2.3.0 offers no public handle on a request's connection; its session keeps one.
-    return ctx.session._connection
-
-
-async def _quietly(send: Awaitable[None]) -> None:
-    """Send a notification to a connection that may have gone away meanwhile."""
-    try:
-        await send
-    except Exception:  # noqa: BLE001
-        # A closed connection cannot be told anything, and that is fine.
-        logger.debug("a notification could not be delivered", exc_info=True)
+        await self.legacy.send(event)
 
 
 def _request_state_security() -> RequestStateSecurity:
@@ -253,6 +209,7 @@ def build_server(
     page_size: int | None = None,
     limits: Limits | None = None,
     task_store: TaskStore | None = None,
+    redis: str | RedisLink | None = None,
 ) -> GeneratedServer:
     """The server of a generated package: its schema.json, answered by these bindings.
 
@@ -268,7 +225,11 @@ def build_server(
     arguments are answered; `page_size` splits the lists into pages (None: one page);
     `limits` bound what handlers and clients may cost (None: `Limits()`, the defaults).
     `task_store` keeps the tasks of tools that may run as tasks (their binding's
-    `task_support`; None: an `InMemoryTaskStore` bounded by `limits.tasks`).
+    `task_support`; None: a `RedisTaskStore` in `redis`, else an `InMemoryTaskStore`,
+    bounded by `limits.tasks`; see task_serving.py).
+    `redis` (a URL, or a `RedisLink`; None: $MCP_REDIS_URL, if set) is the Redis the
+    server's replicas share notifications and tasks through (see
+    `GeneratedServer.use_redis`).
     """
     if not package:
         raise ValueError("build_server() needs the generated package: pass __package__")
@@ -389,6 +350,11 @@ def build_server(
         instructions=document.get("instructions"),
         website_url=info.website_url,
         icons=info.icons,
+        redis=(
+            redis
+            if isinstance(redis, RedisLink)
+            else RedisLink.for_server(info.name, redis)
+        ),
         **handlers,
     )
     for table in tables:
@@ -397,12 +363,8 @@ def build_server(
         # Innermost, so the SDK's tracing and requestState middleware still see it.
         server.middleware.append(ListFromSchema(tool_table, server))
         if any(binding.task_support != "forbidden" for binding in tools.values()):
-            server.task_store = task_store or InMemoryTaskStore(server.limits.tasks)
-            runner = TaskRunner(server.task_store, is_error_status="failed")
-            server.middleware.append(LegacyTasks(tool_table, server, runner, page_size))
-            server.extensions[MODERN_TASKS] = {}  # in 2026-07-28's server/discover
-            modern = TaskRunner(server.task_store, is_error_status="completed")
-            server.middleware.append(ModernTasks(tool_table, server, modern))
+            server.tasks = serve_tasks(server, tool_table, page_size, task_store)
+            server.task_store = server.tasks.store
     return server
 
 

@@ -47,6 +47,7 @@ from .log import logger
 if TYPE_CHECKING:  # server.py imports the tables, which import this module
     from .server import GeneratedServer
     from .task_store import TaskLimits, TaskStore
+    from .task_store_common import RelayListener
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TerminalStatus = Literal["completed", "failed", "cancelled"]
@@ -54,6 +55,7 @@ TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled
 """A task in one of these never changes again (both eras)."""
 
 INVALID_REQUEST = -32600
+SERVER_STOPPED = "The server stopped while the task ran; the task did not finish."
 
 
 @dataclass(frozen=True)
@@ -231,9 +233,26 @@ class TaskRunner:
     def __init__(
         self, store: TaskStore, *, is_error_status: TerminalStatus = "completed"
     ) -> None:
-        self.store = store
         self.is_error_status = is_error_status
         self._running: dict[str, asyncio.Task[None]] = {}
+        self._relay_listeners: list[RelayListener] = []
+        self.use_store(store)
+
+    def use_store(self, store: TaskStore) -> None:
+        """Keep tasks in `store` from now on (before any is made: a server given its
+        Redis after it was built)."""
+        self.store = store
+        # A task that ends elsewhere (cancelled on another replica, its ttl over)
+        # stops its work here.
+        store.signals.on_ended(self._stop_work)
+        for listener in self._relay_listeners:
+            store.signals.on_relayed(listener)
+
+    def on_relayed(self, listener: RelayListener) -> None:
+        """Hear the messages relayed to the tasks running here (from another replica),
+        whatever store is used."""
+        self._relay_listeners.append(listener)
+        self.store.signals.on_relayed(listener)
 
     @property
     def limits(self) -> TaskLimits:
@@ -275,11 +294,26 @@ class TaskRunner:
         return task
 
     async def aclose(self) -> None:
-        """Cancel the work of every task running here (the server is stopping)."""
-        running, self._running = list(self._running.values()), {}
-        for work in running:
+        """The server is stopping: cancel the work of every task running here, and end
+        those tasks `failed` (an internal error saying the server stopped), rather than
+        leave them `working` until their ttl (or, in a shared store, their lease) ends.
+        """
+        running, self._running = dict(self._running), {}
+        for work in running.values():
             work.cancel()
-        await asyncio.gather(*running, return_exceptions=True)
+        await asyncio.gather(*running.values(), return_exceptions=True)
+        stopped = TaskOutcome.of_error(MCPError(INTERNAL_ERROR, SERVER_STOPPED))
+        for task_id in running:
+            try:
+                await self.store.finish(task_id, "failed", stopped, SERVER_STOPPED)
+            except Exception:  # noqa: BLE001
+                # The store is gone too (Redis down): the lease ends the task later.
+                logger.warning("task %s could not be ended at shutdown", task_id[:8])
+
+    def _stop_work(self, task_id: str) -> None:
+        running = self._running.pop(task_id, None)
+        if running is not None:
+            running.cancel()
 
     async def tell(self, listener: StatusListener | None, task: Task) -> None:
         if listener is None:
@@ -322,15 +356,17 @@ class TaskRunner:
             status, message = self.is_error_status, _first_text(outcome.result)
         else:
             status, message = "completed", None
-        finished = await self.store.finish(task.task_id, status, outcome, message)
+        try:
+            finished = await self.store.finish(task.task_id, status, outcome, message)
+        except Exception:  # noqa: BLE001
+            # The store cannot be reached (Redis down): a shared store's lease ends it.
+            logger.exception("task %s could not be ended", task.task_id[:8])
+            return
         if finished is not None and finished.status == status:
             await self.tell(control.listener, finished)
 
     async def _expire(self) -> None:
-        for task_id in await self.store.expire():
-            running = self._running.pop(task_id, None)
-            if running is not None:
-                running.cancel()
+        await self.store.expire()  # the store's ended signal stops their work
 
 
 def _first_text(result: Mapping[str, Any] | None) -> str | None:
