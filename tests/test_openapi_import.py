@@ -413,3 +413,25 @@ def test_a_path_item_by_reference_is_followed(tmp_path: Path) -> None:
         tmp_path, {"/a": {"$ref": "#/components/pathItems/Shared"}}, components={"pathItems": {"Shared": item}}
     )
     assert spec["tools"]["shared"]["upstream"]["path"] == "/a"
+
+
+def test_a_path_parameter_is_never_empty_unless_its_schema_says_more(tmp_path: Path) -> None:
+    def parameter(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "in": "path", "required": True, "schema": schema}
+
+    listed = [
+        parameter("code", {"type": "string", "format": "iso-country-code"}),
+        parameter("kind", {"type": "string", "enum": ["a", "b"]}),
+        parameter("sid", {"type": "string", "minLength": 34}),
+        parameter("n", {"type": "integer"}),
+    ]
+    operation = {"operationId": "get", "parameters": listed, "responses": _ok()}
+    properties = _spec(tmp_path, {"/{code}/{kind}/{sid}/{n}": {"get": operation}})["tools"]["get"]["inputSchema"][
+        "properties"
+    ]
+    assert properties == {
+        "code": {"type": "string", "format": "iso-country-code", "minLength": 1},
+        "kind": {"type": "string", "enum": ["a", "b"]},
+        "sid": {"type": "string", "minLength": 34},
+        "n": {"type": "integer"},
+    }

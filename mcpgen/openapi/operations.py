@@ -115,10 +115,10 @@ def _add_parameters(arguments: _Arguments, schemas: Schemas, listed: list[dict[s
 def _non_empty(schema: Any) -> Any:
     """A path parameter's string schema with `minLength: 1`: an empty value leaves an empty
     path segment (`/repos//issues`), which names another resource or none, so the API
-    refuses it whatever its schema says."""
+    refuses it whatever its schema says (a `format` or `pattern` may let "" through)."""
     kind = schema.get("type") if isinstance(schema, dict) else None
     is_string = kind == "string" or (isinstance(kind, list) and "string" in kind)
-    if not is_string or any(key in schema for key in ("minLength", "enum", "const", "format", "pattern")):
+    if not is_string or any(key in schema for key in ("minLength", "enum", "const")):
         return schema
     return {**schema, "minLength": 1}
 
