@@ -3,6 +3,8 @@
     python benchmarks/openapi_vs_fastmcp.py [--documents github,twilio,openai,oai] [--examples 3]
                                             [--sides mcpgen,fastmcp]
 
+(`oai` is all six of the OpenAPI Initiative's examples; `oai/petstore` one of them.)
+
 For each document, one Prism mock (`prism mock --dynamic`: it refuses requests its document
 does not allow) serves as the API, and each side makes an MCP server of the document in
 front of it: mcpgen by `mcpgen import --openapi`, `mcpgen build` and `python -m PACKAGE
@@ -73,8 +75,8 @@ def run_fastmcp_side(document: Path, name: str, mock: Mock, folder: Path, exampl
 def documents(chosen: list[str]) -> list[tuple[str, Path]]:
     found: list[tuple[str, Path]] = []
     for name in chosen:
-        if name == "oai":
-            found += [(f"oai/{path.stem}", path) for path in oai_examples()]
+        if name.startswith("oai"):  # all of them, or one: oai/petstore
+            found += [(f"oai/{path.stem}", path) for path in oai_examples() if name in ("oai", f"oai/{path.stem}")]
         else:
             found.append((name, real_document(name)))
     return found

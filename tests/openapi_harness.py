@@ -104,7 +104,8 @@ FAILURE_KINDS = (
     ("request refused: credentials missing (401)", "401"),
     ("request refused by the mock (other 4xx)", " 4"),
     ("mock error (5xx)", " 5"),
-    ("answer refused by the server's output schema", "output"),
+    ("answer refused by the client's outputSchema check", "does not match its schema"),
+    ("answer refused by the server's outputSchema check", "outputSchema"),
     ("no arguments generated", "no arguments generated"),
     ("not called: time budget", "not called"),
     ("call raised", "call raised"),
@@ -306,6 +307,37 @@ def served(command: Sequence[str], port: int, environment: dict[str, str], folde
 # --- calling every tool -----------------------------------------------------------------------
 
 
+UNROLLED_LIMIT = 4_000_000  # characters of JSON: past this an unrolled schema is too large to generate from
+
+
+def unrolled(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with its local `#/$defs/` references written out, and a reference back to a
+    definition already being written out replaced by `false` (nothing): hypothesis-jsonschema
+    cannot follow recursive references, and a value that recursion is optional for is still a
+    valid one. Where the recursion is required, no value is made, and the report says so."""
+    definitions = schema.get("$defs", {})
+
+    def written(value: Any, open_: tuple[str, ...]) -> Any:
+        if isinstance(value, list):
+            return [written(item, open_) for item in value]
+        if not isinstance(value, dict):
+            return value
+        reference = value.get("$ref")
+        if isinstance(reference, str) and reference.startswith("#/$defs/"):
+            name = reference.removeprefix("#/$defs/")
+            if name in open_ or name not in definitions:
+                return False
+            target = written(definitions[name], (*open_, name))
+            siblings = {key: written(item, open_) for key, item in value.items() if key != "$ref"}
+            return {"allOf": [target, siblings]} if siblings else target
+        return {key: written(item, open_) for key, item in value.items() if key != "$defs"}
+
+    result: dict[str, Any] = written(schema, ())
+    if len(json.dumps(result)) > UNROLLED_LIMIT:
+        raise ValueError("the schema written out without recursion is too large")
+    return result
+
+
 def argument_examples(schema: dict[str, Any], count: int) -> list[dict[str, Any]]:
     """Up to `count` distinct valid arguments for `schema`, the same on every run."""
     from hypothesis import HealthCheck, Phase, given, settings
@@ -368,9 +400,12 @@ async def exercise(
                 continue
             try:
                 arguments = argument_examples(tool.input_schema, examples)
-            except Exception as error:  # hypothesis-jsonschema refuses some schemas; say which and why
-                outcome.reason = f"no arguments generated: {type(error).__name__}: {str(error)[:300]}"
-                continue
+            except Exception:  # hypothesis-jsonschema follows no recursive reference: write them out
+                try:
+                    arguments = argument_examples(unrolled(tool.input_schema), examples)
+                except Exception as error:  # say which schema could not be generated from, and why
+                    outcome.reason = f"no arguments generated: {type(error).__name__}: {str(error)[:300]}"
+                    continue
             for value in arguments:
                 mark = mock.mark()
                 outcome.calls += 1

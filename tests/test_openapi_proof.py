@@ -8,10 +8,13 @@ against FastMCP's from_openapi; docs/openapi-proof.md has the numbers."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import ROOT
 from openapi_documents import SOURCES, oai_examples, real_document, selected
 from openapi_harness import (
     answers_need_examples,
@@ -89,3 +92,21 @@ def test_static_mode_is_chosen_for_documents_with_answers_without_schemas() -> N
         "paths": {"/": {"get": {"responses": {"200": {"content": {"application/json": {"example": {}}}}}}}}
     }
     assert answers_need_examples(example_only)
+
+
+@pytest.mark.slow
+@pytest.mark.node
+def test_the_comparison_with_fastmcp_prints_its_table() -> None:
+    """benchmarks/openapi_vs_fastmcp.py on one small document (smoke test: it makes FastMCP's
+    venv on first run, from PyPI)."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "openapi_vs_fastmcp.py"), "--documents", "oai/petstore"]
+        + ["--examples", "1"],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("oai/petstore ")]
+    assert [row[1] for row in rows] == ["mcpgen", "FastMCP"]
+    assert all(row[2] == "3" for row in rows), result.stdout  # petstore's three operations, on both sides
