@@ -1,6 +1,7 @@
-"""What every task store does the same way, whatever keeps its tasks: the bounds'
-refusals, the outcomes a store writes itself, signed `tasks/list` cursors, and the
-signals a store gives its runners (a task ended; a message for a task run here).
+"""What every task store does the same way, whatever keeps its tasks: a new task, the
+bounds' refusals, the outcomes a store writes itself, signed `tasks/list` cursors and
+the pages they mark, and the signals a store gives its runners (a task ended; a
+message for a task run here).
 
 `task_store_memory.InMemoryTaskStore` and `task_store_redis.RedisTaskStore` both use
 these, so a caller cannot tell the stores apart by what they answer.
@@ -12,7 +13,8 @@ import base64
 import binascii
 import hashlib
 import hmac
-from collections.abc import Callable, Mapping
+import secrets
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
@@ -21,7 +23,7 @@ from .errors import INTERNAL_ERROR
 from .keys import cursor_key
 from .log import logger
 from .task_store import TaskLimits
-from .tasks import InvalidTaskCursor, TaskLimitReached, TaskOutcome
+from .tasks import InvalidTaskCursor, Task, TaskLimitReached, TaskOutcome
 
 MAX_CURSOR_CHARS = 100
 
@@ -30,6 +32,27 @@ REPLICA_LOST = (
     "The server process running the task stopped answering (its lease ran out); "
     "the task did not finish."
 )
+
+
+def new_task(
+    owner: str,
+    ttl: int | None,
+    request: Mapping[str, Any] | None,
+    limits: TaskLimits,
+    now: float,
+) -> Task:
+    """A `working` task created at `now`, with an unguessable id and the ttl `limits`
+    grant the caller's ask (`TaskStore.create`)."""
+    return Task(
+        task_id=secrets.token_urlsafe(24),
+        owner=owner,
+        status="working",
+        created_at=now,
+        last_updated_at=now,
+        ttl=limits.ttl_for(ttl),
+        poll_interval=limits.poll_interval,
+        request=dict(request or {}),
+    )
 
 
 def too_many_tasks(limits: TaskLimits) -> TaskLimitReached:
@@ -76,6 +99,18 @@ class ListCursors:
     def issue(self, owner: str, sequence: int) -> str:
         text = f"{sequence}.{self._sign(owner, sequence)}"
         return base64.urlsafe_b64encode(text.encode()).decode("ascii")
+
+    def page(
+        self, owner: str, following: Sequence[tuple[Task, int]], page_size: int
+    ) -> tuple[list[Task], str | None]:
+        """A `list_page` answer from `owner`'s tasks after the cursor, in creation
+        order, each with its sequence number (one more than `page_size` is enough to
+        know whether there is a next page)."""
+        page = following[:page_size]
+        cursor = None
+        if len(following) > page_size:
+            cursor = self.issue(owner, page[-1][1])
+        return [task for task, _ in page], cursor
 
     def position(self, owner: str, cursor: str) -> int:
         """The sequence number `cursor` stands for; `InvalidTaskCursor` unless it was

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -38,6 +37,7 @@ from .task_store_common import (
     ListCursors,
     TaskSignals,
     error_outcome,
+    new_task,
     too_large,
     too_many_kept,
     too_many_tasks,
@@ -103,16 +103,7 @@ class RedisTaskStore:
         self._start_background()
         limits = self.limits
         now = self.clock()
-        task = Task(
-            task_id=secrets.token_urlsafe(24),
-            owner=owner,
-            status="working",
-            created_at=now,
-            last_updated_at=now,
-            ttl=limits.ttl_for(ttl),
-            poll_interval=limits.poll_interval,
-            request=dict(request or {}),
-        )
+        task = new_task(owner, ttl, request, limits, now)
         quota = owner if quota_key is None else quota_key
         answer = await self._run(
             "create",
@@ -147,16 +138,12 @@ class RedisTaskStore:
     ) -> tuple[list[Task], str | None]:
         start = 0 if cursor is None else self._cursors.position(owner, cursor)
         rows = await self._run("list", digest(owner), start, page_size + 1)
-        mine = [
+        following = [
             (task, sequence)
             for task, sequence in (decode(row) for row in rows)
             if task.owner == owner
         ]
-        page = mine[:page_size]
-        following = None
-        if len(mine) > page_size:
-            following = self._cursors.issue(owner, page[-1][1])
-        return [task for task, _ in page], following
+        return self._cursors.page(owner, following, page_size)
 
     async def set_status(
         self,
