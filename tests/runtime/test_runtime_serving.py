@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import fields
@@ -33,6 +34,24 @@ def test_a_bad_http_address_is_a_usage_error() -> None:
     )
     assert completed.returncode == 2
     assert "--http needs HOST:PORT, not '8000'" in completed.stderr
+
+
+def test_help_names_the_module_a_server_runs_as(tmp_path: Path) -> None:
+    """Run as `python -m PACKAGE`, the usage line says so, not `__main__.py`."""
+    package = tmp_path / "toy_main"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(SERVE.replace("; ", "\n"))
+    completed = subprocess.run(
+        [sys.executable, "-m", "toy_main", "--help"],
+        cwd=HERE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(HERE)])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.startswith("usage: python -m toy_main [-h]"), completed.stdout
 
 
 async def test_stdio_by_default() -> None:
