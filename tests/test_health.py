@@ -151,3 +151,18 @@ async def test_a_listen_request_is_a_long_stream_and_a_call_is_not() -> None:
         await client.post("http://127.0.0.1/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                                                        "params": {"name": "subscriptions/listen"}})  # fmt: skip
     assert seen == [True, False]
+
+
+async def test_a_stream_asked_for_while_draining_is_503_and_never_starts() -> None:
+    """A GET stream arriving after the drain began is refused before the app runs, so
+    the client goes to a replica that stays rather than to one that will cut it off."""
+    ran: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        ran.append(scope["path"])
+
+    readiness = Readiness()
+    readiness.drain()
+    response = await get(HealthEndpoints(app, readiness=readiness), "/mcp")
+    assert (response.status_code, response.text) == (503, "Server shutting down")
+    assert ran == [] and readiness.open_streams == 0
