@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
-from services import RedisServer, redis_server
 
 from mcpgen.runtime.redis_link import RedisLink
 from mcpgen.runtime.task_store import TaskLimits, TaskStore
@@ -48,12 +47,6 @@ Stores = Callable[..., TaskStore]
 """Makes a store: `stores(limits=None, clock=None)`."""
 
 _namespaces = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def shared_redis() -> Iterator[RedisServer]:
-    with redis_server() as server:
-        yield server
 
 
 @pytest.fixture(params=["memory", "redis"])

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -36,12 +37,6 @@ from mcpgen.runtime.tasks import (
 pytestmark = pytest.mark.anyio
 
 _namespaces = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def shared_redis() -> Iterator[RedisServer]:
-    with redis_server() as server:
-        yield server
 
 
 class Replicas:
@@ -71,6 +66,27 @@ async def replicas(shared_redis: RedisServer) -> AsyncIterator[Replicas]:
     await made.close()
 
 
+@asynccontextmanager
+async def waiting(
+    store: RedisTaskStore, task_id: str, owner: str
+) -> AsyncIterator[list[Any]]:
+    """`store.wait` for the task in the background, begun before the body runs and
+    ended before the block is left; the list gets what it returned (or the
+    `TaskNotFound` it raised)."""
+    ended: list[Any] = []
+
+    async def wait() -> None:
+        try:
+            ended.append(await store.wait(task_id, owner))
+        except TaskNotFound as error:
+            ended.append(error)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(wait)
+        await anyio.sleep(0.2)  # time to be waiting before the body acts
+        yield ended
+
+
 def _slow(started: anyio.Event, stopped: anyio.Event) -> Any:
     async def work(control: TaskControl) -> TaskOutcome:
         started.set()
@@ -98,14 +114,7 @@ async def test_a_task_run_on_one_replica_is_read_and_awaited_on_another(
     seen = await b.get(task.task_id, "alice")
     assert seen is not None and seen.status == "working"
     assert await b.get(task.task_id, "bob") is None
-    async with anyio.create_task_group() as group:
-        ended: list[Any] = []
-
-        async def wait_on_b() -> None:
-            ended.append(await b.wait(task.task_id, "alice"))
-
-        group.start_soon(wait_on_b)
-        await anyio.sleep(0.2)
+    async with waiting(b, task.task_id, "alice") as ended:
         go.set()
     assert ended[0].status == "completed"
     outcome = await b.outcome(task.task_id, "alice")
@@ -227,18 +236,9 @@ async def test_a_waiter_polls_when_the_ended_message_is_lost(
     a, b = replicas.store(limits), replicas.store(limits)
     task = await a.create("", None)
     b._heard = lambda data: None  # type: ignore[method-assign]  # every message lost
-    async with anyio.create_task_group() as group:
-        ended: list[Any] = []
-
-        async def wait_on_b() -> None:
-            ended.append(await b.wait(task.task_id, ""))
-
-        group.start_soon(wait_on_b)
-        await anyio.sleep(0.2)
-        await a.finish(task.task_id, "completed", TaskOutcome(result={}))
-        with anyio.fail_after(10):
-            while not ended:
-                await anyio.sleep(0.05)
+    with anyio.fail_after(10):
+        async with waiting(b, task.task_id, "") as ended:
+            await a.finish(task.task_id, "completed", TaskOutcome(result={}))
     assert ended[0].status == "completed"
 
 
@@ -252,30 +252,12 @@ async def test_the_stores_go_on_after_redis_restarts() -> None:
         try:
             a, b = made.store(limits), made.store(limits)
             lost = await a.create("", None)
-            async with anyio.create_task_group() as group:
-                outcome: list[BaseException] = []
-
-                async def wait_on_b() -> None:
-                    try:
-                        await b.wait(lost.task_id, "")
-                    except TaskNotFound as error:
-                        outcome.append(error)
-
-                group.start_soon(wait_on_b)
-                await anyio.sleep(0.2)
-                server.restart()
-                with anyio.fail_after(20):
-                    while not outcome:
-                        await anyio.sleep(0.05)
+            with anyio.fail_after(20):
+                async with waiting(b, lost.task_id, "") as outcome:
+                    server.restart()
+            assert isinstance(outcome[0], TaskNotFound)
             kept = await a.create("", None)  # redis-py reconnects its pool itself
-            async with anyio.create_task_group() as group:
-                ended: list[Any] = []
-
-                async def wait_again() -> None:
-                    ended.append(await b.wait(kept.task_id, ""))
-
-                group.start_soon(wait_again)
-                await anyio.sleep(0.2)
+            async with waiting(b, kept.task_id, "") as ended:
                 await a.finish(kept.task_id, "completed", TaskOutcome(result={}))
             assert ended[0].status == "completed"
         finally:
