@@ -346,7 +346,7 @@ def test_lint_budget_prints_bytes_and_tokens_per_tool(tmp_path: Path) -> None:
     result = run_mcpgen("lint", "--budget", str(spec))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "token budget: 3 tools, tools/list 1,286 bytes, ~322 tokens (bytes/4)"
+    assert lines[0] == "token budget: 3 tools, tools/list 1,373 bytes, ~344 tokens (bytes/4)"
     # The largest first: listPets carries its output schema, createPets no answer at all.
     assert [line.split()[-1] for line in lines[1:]] == ["listPets", "showPetById", "createPets"]
     as_json = json.loads(run_mcpgen("lint", "--budget", "--format", "json", str(spec)).stdout)
@@ -434,4 +434,17 @@ def test_a_path_parameter_is_never_empty_unless_its_schema_says_more(tmp_path: P
         "kind": {"type": "string", "enum": ["a", "b"]},
         "sid": {"type": "string", "minLength": 34},
         "n": {"type": "integer"},
+    }
+
+
+def test_a_reference_made_nullable_through_all_of_accepts_null(tmp_path: Path) -> None:
+    components = {"schemas": {"Choice": {"type": "string", "enum": ["auto", "none"]}}}
+    answer = {
+        "type": "object",
+        "properties": {"choice": {"allOf": [{"$ref": "#/components/schemas/Choice"}, {"nullable": True}]}},
+    }
+    operation = {"operationId": "get_run", "responses": _ok(answer)}
+    tool = _spec(tmp_path, {"/run": {"get": operation}}, components=components)["tools"]["get_run"]
+    assert tool["outputSchema"]["properties"]["choice"] == {
+        "anyOf": [{"allOf": [{"$ref": "#/definitions/Choice"}]}, {"type": "null"}]
     }

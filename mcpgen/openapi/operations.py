@@ -10,7 +10,8 @@ same name in two places are each prefixed with their place: `query_id`, `header_
 `Accept`, `Content-Type` and `Authorization` header parameters are left out (OpenAPI says
 they are ignored); a `{name}` of the path that no parameter declares is a required string,
 and a path parameter's string is never empty (`minLength: 1`, unless its schema says more). The answer: the first 2xx response; JSON gives the outputSchema,
-image, audio, video, PDF, zip and octet-stream content a binary answer.
+image, audio, video, PDF, zip and octet-stream content a binary answer. An argument the
+operation has no place for is refused (`additionalProperties: false`), not dropped unsent.
 """
 
 from __future__ import annotations
@@ -218,6 +219,8 @@ def tool_entry(schemas: Schemas, data: dict[str, Any], found: Operation, securit
     input_schema: dict[str, Any] = {"type": "object", "properties": arguments.properties}
     if arguments.required:
         input_schema["required"] = arguments.required
+    # Every argument has a place in the request; another one would be dropped unsent, so it is refused.
+    input_schema["additionalProperties"] = False
     entry["inputSchema"] = input_schema
     output_schema, response = _answer(schemas, data, operation)
     if output_schema is not None:

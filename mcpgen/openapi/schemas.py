@@ -156,6 +156,13 @@ class Schemas:
             return {"$ref": "#/definitions/" + _escaped(self._defining[-1]), **self.convert(others, direction)}
         if isinstance(schema.get("$ref"), str):
             return self._ref(schema, direction)
+        all_of = schema.get("allOf")
+        if isinstance(all_of, list) and any(_only_nullable(member) for member in all_of):
+            # 3.0's idiom for a nullable reference, `allOf: [{$ref}, {nullable: true}]`: a bare
+            # `nullable` means nothing in 3.0, but the APIs that write it do answer null.
+            rest = [member for member in all_of if not _only_nullable(member)]
+            inner = {**schema, "allOf": rest} if rest else {k: v for k, v in schema.items() if k != "allOf"}
+            return {"anyOf": [self.convert(inner, direction), {"type": "null"}]}
         converted: dict[str, Any] = {}
         dropped: set[str] = set()
         for key, value in schema.items():
@@ -185,6 +192,14 @@ class Schemas:
             converted["examples"] = [schema["example"]]
         # 3.0's spellings have no other meaning in 2020-12, and 3.1 documents still use them.
         return _from_30(schema, converted)
+
+
+def _only_nullable(member: Any) -> bool:
+    return (
+        isinstance(member, dict)
+        and member.get("nullable") is True
+        and set(member) <= {"nullable", "description", "title"}
+    )
 
 
 def _from_30(schema: dict[str, Any], converted: dict[str, Any]) -> dict[str, Any]:
