@@ -9,6 +9,7 @@ import importlib.util
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -366,14 +367,22 @@ def listening(command: Callable[[int], Sequence[str]], timeout: float = 30.0, **
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        stop_process(process)
         log.close()
+
+
+def stop_process(
+    process: subprocess.Popen[bytes], how: signal.Signals = signal.SIGTERM, patience: float = 10.0
+) -> None:
+    """End `process` if it still runs: `how`, then SIGKILL should it not have exited
+    within `patience` seconds."""
+    if process.poll() is None:
+        process.send_signal(how)
+        try:
+            process.wait(timeout=patience)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 # --- the Node tools --------------------------------------------------------------------------

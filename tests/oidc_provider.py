@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
-from helpers import ROOT, free_port, node_environment, require_node_tools
+from helpers import ROOT, free_port, node_environment, require_node_tools, stop_process
 from services import wait_for_port
 
 PROVIDER_SCRIPT = ROOT / "tests" / "authorization_server" / "provider.mjs"
@@ -100,9 +100,4 @@ def oidc_provider(
                 ) from None
             yield OidcProvider(issuer=f"http://127.0.0.1:{port}", process=process)
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+            stop_process(process)

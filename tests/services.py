@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import free_port
+from helpers import free_port, stop_process
 
 
 def require_program(name: str) -> str:
@@ -73,13 +73,8 @@ class RedisServer:
         wait_for_port(self.port, self.process)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        if self.process is not None:
+            stop_process(self.process)
         self.process = None
 
     def restart(self) -> None:
@@ -148,13 +143,7 @@ class Replica:
         return self.output.read_text(errors="replace")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process, patience=30)
 
 
 @contextmanager

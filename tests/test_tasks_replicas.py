@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from helpers import ROOT, build_and_write, free_port, write_spec
+from helpers import ROOT, build_and_write, free_port, stop_process, write_spec
 from services import RedisServer, redis_server, wait_for_port
 from test_tasks_legacy import INITIALIZE, Http
 from test_tasks_modern import WITH_TASKS, Stateless
@@ -126,13 +126,8 @@ class Replica:
         return self.process.pid
 
     def stop(self, how: signal.Signals = signal.SIGTERM) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(how)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        if self.process is not None:
+            stop_process(self.process, how, patience=30)
         self.process = None
 
     def stopped_a_handler(self, timeout: float = 15) -> bool:
