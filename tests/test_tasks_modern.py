@@ -114,7 +114,27 @@ WITH_TASKS: dict[str, Any] = {"elicitation": {}, "extensions": {EXTENSION: {}}}
 NAMED_BY = {"tools/call": "name", "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 
-class Stateless:
+class PollsTasks:
+    """`tasks/get` and polling for a raw client of either era, which answers a request
+    with `result`."""
+
+    def result(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def get(self, task_id: str) -> dict[str, Any]:
+        return self.result("tasks/get", {"taskId": task_id})
+
+    def until(self, task_id: str, *statuses: str, timeout: float = 20) -> dict[str, Any]:
+        """The task once its status is one of `statuses` (as it is after `timeout` s)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            task = self.get(task_id)
+            if task["status"] in statuses or time.monotonic() > deadline:
+                return task
+            time.sleep(0.05)
+
+
+class Stateless(PollsTasks):
     """A raw 2026-07-28 client: every request carries its own capabilities and headers."""
 
     def __init__(self, url: str, capabilities: dict[str, Any], address: str = "127.0.0.1") -> None:
@@ -167,16 +187,6 @@ class Stateless:
     def call(self, tool: str, arguments: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
         return self.result("tools/call", {"name": tool, "arguments": arguments or {}, **extra})
 
-    def get(self, task_id: str) -> dict[str, Any]:
-        return self.result("tasks/get", {"taskId": task_id})
-
-    def until(self, task_id: str, *statuses: str, timeout: float = 15) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            task = self.get(task_id)
-            if task["status"] in statuses or time.monotonic() > deadline:
-                return task
-            time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ import pytest
 from helpers import ROOT, build_and_write, free_port, stop_process, write_spec
 from services import RedisServer, redis_server, wait_for_port
 from test_tasks_legacy import INITIALIZE, Http
-from test_tasks_modern import WITH_TASKS, Stateless
+from test_tasks_modern import WITH_TASKS, PollsTasks, Stateless
 
 from mcpgen.runtime.task_store_common import REPLICA_LOST
 from mcpgen.runtime.tasks import SERVER_STOPPED
@@ -173,7 +173,7 @@ def replicas(
             replica.stop()
 
 
-class Legacy:
+class Legacy(PollsTasks):
     """A raw 2025-11-25 client of a stateless server: no session, one request per POST."""
 
     def __init__(self, url: str) -> None:
@@ -203,19 +203,6 @@ class Legacy:
         )
         task_id: str = created["task"]["taskId"]
         return task_id
-
-    def get(self, task_id: str) -> dict[str, Any]:
-        return self.result("tasks/get", {"taskId": task_id})
-
-    def until(
-        self, task_id: str, *statuses: str, timeout: float = 20
-    ) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            task = self.get(task_id)
-            if task["status"] in statuses or time.monotonic() > deadline:
-                return task
-            time.sleep(0.05)
 
 
 def test_2025_a_task_from_one_replica_is_read_and_returned_on_another_cancelled_on_a_third(
