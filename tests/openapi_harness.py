@@ -104,6 +104,7 @@ FAILURE_KINDS = (
     ("request refused: credentials missing (401)", "401"),
     ("request refused by the mock (other 4xx)", " 4"),
     ("mock error (5xx)", " 5"),
+    ("the mock's answer is not valid HTTP (a made-up Transfer-Encoding)", "RemoteProtocolError"),
     ("answer refused by the client's outputSchema check", "does not match its schema"),
     ("answer refused by the server's outputSchema check", "outputSchema"),
     ("no arguments generated", "no arguments generated"),
