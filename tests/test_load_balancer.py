@@ -26,6 +26,7 @@ from helpers import ROOT
 from mcp import Client
 from mcp.server.subscriptions import ResourceUpdated
 from services import Replica, build_replicated, haproxy, redis_server, replicas
+from test_redis_bus import LegacyListener
 from test_tasks_modern import WITH_TASKS, Stateless
 
 pytestmark = pytest.mark.slow
@@ -340,17 +341,6 @@ def test_sigterm_cancels_calls_past_the_bound(folder: Path) -> None:
 # --- with Redis: what one replica announces, clients of the others hear ------------------------
 
 
-class LegacyUpdates:
-    """A 2025-11-25 client's `notifications/resources/updated`, counted."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    async def __call__(self, message: Any) -> None:
-        if getattr(getattr(message, "root", message), "method", None) == "notifications/resources/updated":
-            self.count += 1
-
-
 @pytest.mark.filterwarnings("ignore:resources/subscribe is removed")
 def test_subscribers_hear_changes_made_through_every_replica_in_both_eras(folder: Path) -> None:
     """A subscriptions/listen stream (2026-07-28) and a session's GET stream (2025-11-25),
@@ -368,10 +358,14 @@ def test_subscribers_hear_changes_made_through_every_replica_in_both_eras(folder
                     await caller.list_tools()
                     modern = await stack.enter_async_context(Client(url, mode="auto"))
                     events = await stack.enter_async_context(modern.listen(resource_subscriptions=[BOARD]))
-                    legacy_updates = LegacyUpdates()
+                    legacy_heard = LegacyListener()
                     legacy = await stack.enter_async_context(
-                        Client(url, mode="legacy", message_handler=legacy_updates)
+                        Client(url, mode="legacy", message_handler=legacy_heard)
                     )
+
+                    def legacy_updates() -> int:
+                        return legacy_heard.methods.count("notifications/resources/updated")
+
                     await legacy.subscribe_resource(BOARD)
                     received: list[Any] = []
 
@@ -386,15 +380,15 @@ def test_subscribers_hear_changes_made_through_every_replica_in_both_eras(folder
                     # a stream opens) is made again.
                     with anyio.fail_after(90):
                         while heard_modern != everyone or heard_legacy != everyone:
-                            modern_before, legacy_before = len(received), legacy_updates.count
+                            modern_before, legacy_before = len(received), legacy_updates()
                             replica = text_of(await caller.call_tool("touch", {}))
                             with anyio.move_on_after(3):
-                                while len(received) == modern_before or legacy_updates.count == legacy_before:
+                                while len(received) == modern_before or legacy_updates() == legacy_before:
                                     await anyio.sleep(0.02)
                             if received[modern_before:]:
                                 assert received[modern_before:] == [ResourceUpdated(uri=BOARD)]
                                 heard_modern.add(replica)
-                            if legacy_updates.count > legacy_before:
+                            if legacy_updates() > legacy_before:
                                 heard_legacy.add(replica)
                     group.cancel_scope.cancel()
                 return heard_modern, heard_legacy
