@@ -34,7 +34,6 @@ from helpers import (
     require_node_tools,
     write_spec,
 )
-from mcp import MCPError
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -160,11 +159,26 @@ async def test_the_typed_client_with_a_static_token(deployment: Deployment) -> N
             "client_id": "service",
             "scopes": ["journal:read"],
         }
-        with pytest.raises(MCPError):  # 403: a static token cannot ask for more scope
+        # 403: a static token cannot ask for more scope; the error says which to ask for.
+        with pytest.raises(deployment.package.AuthorizationError) as refused:
             await client.write_entry()
-    with pytest.raises(MCPError):  # 401 on the first request
+        assert (refused.value.status, refused.value.error) == (403, "insufficient_scope")
+        assert refused.value.scope == ("journal:read", "journal:write")
+        assert refused.value.resource_metadata == metadata_url(deployment.url)
+        assert "journal:write" in str(refused.value)
+        assert whoami(await client.whoami())["subject"] == "service"  # the session goes on
+    with pytest.raises(deployment.package.AuthorizationError) as refused:  # 401, first request
         async with client_class.http(deployment.url, auth="not-a-token"):
             pass
+    assert (refused.value.status, refused.value.error) == (401, "invalid_token")
+    assert refused.value.scope == ("journal:read",)
+    assert refused.value.resource_metadata == metadata_url(deployment.url)
+
+
+def metadata_url(resource: str) -> str:
+    """RFC 9728: the well-known path before the resource's path."""
+    parts = urlsplit(resource)
+    return f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}"
 
 
 class MemoryStorage:

@@ -24,7 +24,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from helpers import build_and_write, listening, write_spec
+from helpers import build_and_write, imported, listening, write_spec
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 pytestmark = pytest.mark.slow  # builds a package, runs a server
@@ -149,11 +149,16 @@ def authority() -> Iterator[AuthorizationServer]:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory, authority: AuthorizationServer) -> Iterator[str]:
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built notebook package, and app.py beside it."""
     folder = tmp_path_factory.mktemp("auth")
     build_and_write(write_spec(folder, SPEC))
     (folder / "app.py").write_text(APP)
+    return folder
 
+
+@pytest.fixture(scope="module")
+def served(folder: Path, authority: AuthorizationServer) -> Iterator[str]:
     def command(port: int) -> list[str]:
         return [
             sys.executable, str(folder / "app.py"),
@@ -327,6 +332,31 @@ def test_scopes_are_asked_for_before_the_handler_runs(served: str, authority: Au
     admin_session = session(served, admin)
     for method, params, _ in calls:
         assert "result" in answer(call(served, admin, admin_session, method, params)), method
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "modern"])
+async def test_the_typed_client_tells_a_refusal_and_goes_on(
+    served: str, folder: Path, authority: AuthorizationServer, mode: str
+) -> None:
+    """A 403 reaches the caller as AuthorizationError with the challenge, whatever the
+    request (a tool call, a read, a prompt), and the client keeps working."""
+    reader = token(authority, served, scope="notes:read")
+    with imported("notebook", folder) as notebook:
+        async with notebook.NotebookClient.http(served, auth=reader, mode=mode) as client:
+            asks = [
+                (client.write_note, "notes:write"),
+                (lambda: client.read_note(id="7"), "notes:admin"),
+                (client.get_summarise, "notes:admin"),
+            ]
+            for ask, needed in asks:
+                with pytest.raises(notebook.AuthorizationError) as refused:
+                    await ask()
+                assert (refused.value.status, refused.value.error) == (403, "insufficient_scope")
+                assert refused.value.scope == ("notes:read", needed)
+                assert refused.value.resource_metadata == served.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+            said = await client.whoami()
+            assert json.loads(said[0].text)["scopes"] == ["notes:read"]
 
 
 MODERN = "2026-07-28"

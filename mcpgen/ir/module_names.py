@@ -111,7 +111,14 @@ SDK_TYPES = Import("mcp_types", alias="types")
 # The runtime's public names, by the module of the generated package's `_runtime` that
 # defines them: the package's __init__.py exports them.
 RUNTIME_EXPORTS = (
-    *_from("._runtime.client", "UNSET", "ToolCallError", "ToolOutputError", "Unset"),
+    *_from(
+        "._runtime.client",
+        "UNSET",
+        "AuthorizationError",
+        "ToolCallError",
+        "ToolOutputError",
+        "Unset",
+    ),
     *_from("._runtime.client_tasks", "TaskFailedError", "TaskHandle", "TaskState"),
     *_from(
         "._runtime.content",
