@@ -6,25 +6,20 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 import time
 from collections import Counter
 from functools import cached_property
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote_plus
 
 from cryptography.hazmat.primitives.asymmetric import rsa
+from json_http import JsonHandler, serve_in_thread
 from jwt.algorithms import RSAAlgorithm
 
 CLIENT_ID = "mcp-server"
 CLIENT_SECRET = (
     "s3cret:/+ &"  # characters RFC 6749's form-encoding of Basic must survive
 )
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 128  # many clients' first calls ask at once; the default is 5
 
 
 class IntrospectionServer:
@@ -38,7 +33,7 @@ class IntrospectionServer:
         self.delay = 0.0
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
                 if self.path == "/.well-known/oauth-authorization-server":
                     self.reply(200, owner.metadata())
@@ -68,23 +63,8 @@ class IntrospectionServer:
                 time.sleep(owner.delay)
                 self.reply(200, owner.tokens.get(token, {"active": False}))
 
-            def reply(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.http = _Server(("127.0.0.1", 0), Handler)
-        self.issuer = f"http://127.0.0.1:{self.http.server_address[1]}"
+        self.http, self.issuer = serve_in_thread(Handler)
         self.endpoint = self.issuer + "/introspect"
-        threading.Thread(
-            target=self.http.serve_forever, args=(0.05,), daemon=True
-        ).start()
 
     @cached_property
     def key(self) -> rsa.RSAPrivateKey:

@@ -12,10 +12,8 @@ import hashlib
 import hmac
 import json
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from helpers import build_and_write, imported, listening, write_spec
+from json_http import JsonHandler, serve_in_thread
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 pytestmark = pytest.mark.slow  # builds a package, runs a server
@@ -108,7 +107,7 @@ class AuthorizationServer:
         self.jwks_fetches = 0
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
                 if self.path == "/.well-known/oauth-authorization-server":
                     body = {"issuer": owner.issuer, "jwks_uri": owner.issuer + "/jwks"}
@@ -118,19 +117,9 @@ class AuthorizationServer:
                 else:
                     self.send_error(404)
                     return
-                data = json.dumps(body).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(200, body)
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.issuer = f"http://127.0.0.1:{self.http.server_address[1]}"
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        self.http, self.issuer = serve_in_thread(Handler)
 
     def publish(self, kid: str, key: Any, alg: str | None = None) -> None:
         codec = RSAAlgorithm if isinstance(key, rsa.RSAPrivateKey) else ECAlgorithm
