@@ -26,6 +26,7 @@ import anyio
 import httpx2
 import jwt
 import pytest
+from authorization_server.token_storage import MemoryStorage
 from helpers import (
     ROOT,
     built_package,
@@ -35,12 +36,7 @@ from helpers import (
     write_spec,
 )
 from mcp.client.auth import OAuthClientProvider
-from mcp.shared.auth import (
-    AuthorizationCodeResult,
-    OAuthClientInformationFull,
-    OAuthClientMetadata,
-    OAuthToken,
-)
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 from oidc_provider import OidcProvider, oidc_provider
 
 from mcpgen.runtime.auth_tokens import JwtVerifier
@@ -179,26 +175,6 @@ def metadata_url(resource: str) -> str:
     """RFC 9728: the well-known path before the resource's path."""
     parts = urlsplit(resource)
     return f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}"
-
-
-class MemoryStorage:
-    """The SDK's TokenStorage, in memory."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client_info: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client_info
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client_info = client_info
 
 
 class Browser:

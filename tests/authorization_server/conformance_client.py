@@ -30,28 +30,10 @@ from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
+from token_storage import MemoryStorage
 
 REDIRECT_URI = "http://127.0.0.1:9/callback"
-
-
-class MemoryStorage:
-    def __init__(self, client_info: OAuthClientInformationFull | None) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client_info = client_info
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client_info
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client_info = client_info
 
 
 class Browser:
