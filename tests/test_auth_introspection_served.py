@@ -21,6 +21,7 @@ from helpers import build_and_write, listening, write_spec
 from introspection_server import CLIENT_ID, CLIENT_SECRET, IntrospectionServer
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
+from test_auth_runtime import initialize
 
 pytestmark = pytest.mark.slow  # builds a package, runs a server
 
@@ -64,18 +65,6 @@ class Ledger(Handlers):
 run(Ledger(), sys.argv[1:])
 """
 
-LEGACY = "2025-11-25"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": LEGACY,
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[IntrospectionServer]:
@@ -106,15 +95,6 @@ def served(
     }
     with listening(command, cwd=folder, env=environment) as url:
         yield url
-
-
-def initialize(url: str, bearer: str) -> httpx2.Response:
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": LEGACY,
-        "Authorization": f"Bearer {bearer}",
-    }
-    return httpx2.post(url, json=INITIALIZE, headers=headers, timeout=30)
 
 
 async def call_tool(
