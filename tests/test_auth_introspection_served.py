@@ -1,10 +1,11 @@
-"""Opaque access tokens against a generated server (issue 23): a package built from a spec
-with `server.authorization`, served by its generated `run` with `--introspection` (the
-endpoint found in the authorization server's RFC 8414 metadata) and `--accept-typ-jwt`,
-and a real introspection endpoint started here (tests/introspection_server.py). The MCP
-client calls with an opaque token; bad ones are refused, missing scopes asked for; the
-endpoint's question counts show what the server remembers; an endpoint in trouble makes
-503s, not 401s; the metadata is readable cross-origin."""
+"""Opaque access tokens against a generated server (issue 23): test_auth_runtime's
+package (a spec with `server.authorization`), served by its generated `run` with
+`--introspection` (the endpoint found in the authorization server's RFC 8414 metadata)
+and `--accept-typ-jwt`, and a real introspection endpoint started here
+(tests/introspection_server.py). The MCP client calls with an opaque token; bad ones are
+refused, missing scopes asked for; the endpoint's question counts show what the server
+remembers; an endpoint in trouble makes 503s, not 401s; the metadata is readable
+cross-origin."""
 
 from __future__ import annotations
 
@@ -21,49 +22,9 @@ from helpers import build_and_write, listening, write_spec
 from introspection_server import CLIENT_ID, CLIENT_SECRET, IntrospectionServer
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
-from test_auth_runtime import initialize
+from test_auth_runtime import APP, SPEC, initialize
 
 pytestmark = pytest.mark.slow  # builds a package, runs a server
-
-SPEC = """\
-mcpgen: 1
-server:
-  name: ledger
-  version: "1"
-  authorization:
-    metadata:
-      resource: https://mcp.example.com/mcp
-      authorization_servers: [https://auth.example.com]
-      scopes_supported: [notes:read, notes:write]
-    scopes: [notes:read]
-tools:
-  whoami:
-    description: Says who called.
-    inputSchema: {type: object}
-  write_note:
-    description: Writes a note.
-    inputSchema: {type: object}
-    scopes: [notes:write]
-"""
-
-APP = """\
-import json
-import sys
-
-from ledger import Handlers, run
-
-
-class Ledger(Handlers):
-    async def whoami(self, args, ctx):
-        auth = ctx.auth
-        return json.dumps({"subject": auth.subject, "client_id": auth.client_id, "scopes": list(auth.scopes)})
-
-    async def write_note(self, args, ctx):
-        return "written"
-
-
-run(Ledger(), sys.argv[1:])
-"""
 
 
 @pytest.fixture(scope="module")
