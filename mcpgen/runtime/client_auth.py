@@ -140,7 +140,8 @@ def _refusals_told(
                 "status": response.status_code,
                 "www_authenticate": challenge,
             }
-            error = {"code": REFUSED_CODE, "message": "access refused", "data": data}
+            message = f"HTTP {response.status_code}: access token refused"
+            error = {"code": REFUSED_CODE, "message": message, "data": data}
             kept = [
                 (name, value)
                 for name, value in response.headers.multi_items()
