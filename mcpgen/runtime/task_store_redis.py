@@ -338,7 +338,11 @@ class RedisTaskStore:
             try:
                 await pubsub.subscribe(self._channel)
                 attempt = 0
-                self._wake_all()  # what ended while not subscribed: look again
+                # What ended while not subscribed, a cancel made on another replica
+                # included: waiters look again, and held tasks are checked now rather
+                # than at the next renewal, a third of a lease away.
+                self._wake_all()
+                await self._renew_held()
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
                         self._heard(message["data"])
@@ -373,17 +377,22 @@ class RedisTaskStore:
             for woken in waiting:
                 woken.set()
 
+    async def _renew_held(self) -> None:
+        """Renew the leases of the tasks running here; those that ended meanwhile
+        (cancelled or lost elsewhere) have their work stopped."""
+        if self._held:
+            deadline = repr(self.clock() + self.limits.lease)
+            lost = await self._run("renew", deadline, *sorted(self._held))
+            for raw in lost:
+                self._ended_here(raw.decode())
+
     async def _renew(self) -> None:
         """Renew the leases of the tasks running here, and sweep: tasks whose ttl is
         over, and other replicas' whose lease lapsed, end even when nobody asks."""
         while True:
             await asyncio.sleep(self.limits.lease / 3)
             try:
-                if self._held:
-                    deadline = repr(self.clock() + self.limits.lease)
-                    lost = await self._run("renew", deadline, *sorted(self._held))
-                    for raw in lost:
-                        self._ended_here(raw.decode())
+                await self._renew_held()
                 await self.expire()
             except Exception as error:  # noqa: BLE001
                 logger.warning("task leases could not be renewed: %s", error)
