@@ -389,3 +389,13 @@ def test_scheme_variables_are_upper_snake_case() -> None:
     assert scheme_variable("api_key") == "MCP_UPSTREAM_API_KEY"
     assert scheme_variable("bearerAuth") == "MCP_UPSTREAM_BEARER_AUTH"
     assert scheme_variable("petstore-auth.v2") == "MCP_UPSTREAM_PETSTORE_AUTH_V2"
+
+
+@pytest.mark.parametrize(("value", "sent"), [(".", "%2E"), ("..", "%2E%2E"), ("...", "...")])
+async def test_a_dot_segment_stays_the_value_of_its_segment(fresh: RecordingApi, value: str, sent: str) -> None:
+    # Unencoded, `..` is normalised away and the call reaches another endpoint (`/v1/pets`).
+    fresh.answer = pet
+    forwarding = upstream(fresh)
+    await forwarding.call_model("get_pet", args(petId=value, tag="t"), Pet)
+    await forwarding.aclose()
+    assert fresh.last.path == f"/v1/pets/{sent}/tags/t"

@@ -80,6 +80,7 @@ def test_petstore_maps_parameters_body_and_answers() -> None:
         "maximum": 100,
         "format": "int32",
         "description": "How many items to return at one time (max 100)",
+        "minimum": -(2**31),  # int32's own bound: the API refuses a limit its type cannot hold
     }
     assert tools["listPets"]["outputSchema"] == {"$ref": "#/definitions/Pets"}
     assert tools["listPets"]["annotations"] == {"readOnlyHint": True}
@@ -346,7 +347,7 @@ def test_lint_budget_prints_bytes_and_tokens_per_tool(tmp_path: Path) -> None:
     result = run_mcpgen("lint", "--budget", str(spec))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "token budget: 3 tools, tools/list 1,373 bytes, ~344 tokens (bytes/4)"
+    assert lines[0] == "token budget: 3 tools, tools/list 1,578 bytes, ~395 tokens (bytes/4)"
     # The largest first: listPets carries its output schema, createPets no answer at all.
     assert [line.split()[-1] for line in lines[1:]] == ["listPets", "showPetById", "createPets"]
     as_json = json.loads(run_mcpgen("lint", "--budget", "--format", "json", str(spec)).stdout)
@@ -448,3 +449,18 @@ def test_a_reference_made_nullable_through_all_of_accepts_null(tmp_path: Path) -
     assert tool["outputSchema"]["properties"]["choice"] == {
         "anyOf": [{"allOf": [{"$ref": "#/definitions/Choice"}]}, {"type": "null"}]
     }
+
+
+def test_int32_and_int64_are_bounded_to_their_range_unless_the_document_bounds_them_tighter(tmp_path: Path) -> None:
+    parameters = [
+        {"name": "a", "in": "query", "schema": {"type": "integer", "format": "int32"}},
+        {"name": "b", "in": "query", "schema": {"type": "integer", "format": "int64", "minimum": 1}},
+        {"name": "c", "in": "query", "schema": {"type": "integer", "format": "int32", "maximum": 1e12}},
+        {"name": "d", "in": "query", "schema": {"type": "number", "format": "float"}},
+    ]
+    spec = _spec(tmp_path, {"/x": {"get": {"operationId": "x", "parameters": parameters, "responses": _ok()}}})
+    properties = spec["tools"]["x"]["inputSchema"]["properties"]
+    assert (properties["a"]["minimum"], properties["a"]["maximum"]) == (-(2**31), 2**31 - 1)
+    assert (properties["b"]["minimum"], properties["b"]["maximum"]) == (1, 2**63 - 1)
+    assert properties["c"]["maximum"] == 2**31 - 1  # the document's bound is looser than the type's
+    assert "minimum" not in properties["d"] and "maximum" not in properties["d"]

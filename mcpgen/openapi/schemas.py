@@ -191,7 +191,36 @@ class Schemas:
         if "example" in schema and "examples" not in schema and schema.get("example") is not None:
             converted["examples"] = [schema["example"]]
         # 3.0's spellings have no other meaning in 2020-12, and 3.1 documents still use them.
-        return _from_30(schema, converted)
+        return _integer_range(_from_30(schema, converted))
+
+
+_FORMAT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+
+def _integer_range(converted: dict[str, Any]) -> dict[str, Any]:
+    """An integer of format int32 or int64 bounded to its range: JSON Schema leaves
+    `format` unchecked, but the API refuses what its type cannot hold. A bound the
+    document states wins where it is tighter."""
+    kind = converted.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    limits = _FORMAT_RANGES.get(converted.get("format"))  # type: ignore[arg-type]
+    if limits is None or "integer" not in kinds:
+        return converted
+    low, high = limits
+    if not _bounded(converted, "minimum", "exclusiveMinimum", low, lambda given, limit: given >= limit):
+        converted["minimum"] = low
+    if not _bounded(converted, "maximum", "exclusiveMaximum", high, lambda given, limit: given <= limit):
+        converted["maximum"] = high
+    return converted
+
+
+def _bounded(schema: dict[str, Any], inclusive: str, exclusive: str, limit: int, within: Any) -> bool:
+    """Whether `schema` already bounds that side at least as tightly as `limit`."""
+    for key in (inclusive, exclusive):
+        given = schema.get(key)
+        if isinstance(given, (int, float)) and not isinstance(given, bool) and within(given, limit):
+            return True
+    return False
 
 
 def _only_nullable(member: Any) -> bool:
