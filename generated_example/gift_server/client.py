@@ -8,7 +8,8 @@
 Tool methods take keyword arguments from the tool's input model and return its
 output model. An optional argument left out (`UNSET`) is not sent; `None` sends
 null where the schema allows it. An `isError` result raises `ToolCallError` with the
-tool's message; a result that breaks the tool's output schema raises `ToolOutputError`.
+tool's message; a result that breaks the tool's output schema raises `ToolOutputError`;
+a request the server refuses the access token for raises `AuthorizationError`.
 It needs only `_runtime/client.py` of this package, not the server.
 """
 
@@ -138,19 +139,19 @@ class GiftServerClient:
     async def read_gift_catalog(self) -> GiftCatalogContent:
         """Read `mcp://gift-server/resources/gift_catalog`: Every gift the server can suggest."""
         uri = "mcp://gift-server/resources/gift_catalog"
-        result = await self.client.read_resource(uri)
+        result = await _client.answered(self.client.read_resource(uri))
         return _client.resource_value(result, _models.GiftCatalogContent)
 
     async def read_gift(self, *, id: str) -> Gift:
         """Read `gifts://{id}`: A gift from the catalog, by id."""
         uri = UriTemplate.parse("gifts://{id}").expand({"id": id})
-        result = await self.client.read_resource(uri)
+        result = await _client.answered(self.client.read_resource(uri))
         return _client.resource_value(result, _models.GiftContent).root
 
     async def read_gifts_widget(self) -> str | bytes:
         """Read `ui://widget/gifts.html`: Renders suggest_gifts results as cards."""
         uri = "ui://widget/gifts.html"
-        result = await self.client.read_resource(uri)
+        result = await _client.answered(self.client.read_resource(uri))
         return _client.resource_value(result, None)
 
     async def get_gift_congrats_style(
@@ -160,12 +161,16 @@ class GiftServerClient:
         arguments = _client.given(
             "get_gift_congrats_style", {"occasion": occasion, "tone": tone}
         )
-        return await self.client.get_prompt("gift_congrats_style", arguments)
+        return await _client.answered(
+            self.client.get_prompt("gift_congrats_style", arguments)
+        )
 
     async def get_gift_thank_you(self, *, gift: str) -> types.GetPromptResult:
         """Get prompt `gift_thank_you`: A thank-you note for a gift received, written by the server's own logic."""
         arguments = _client.given("get_gift_thank_you", {"gift": gift})
-        return await self.client.get_prompt("gift_thank_you", arguments)
+        return await _client.answered(
+            self.client.get_prompt("gift_thank_you", arguments)
+        )
 
     async def complete_prompt_gift_congrats_style(
         self,
@@ -175,8 +180,12 @@ class GiftServerClient:
     ) -> list[str]:
         """Completion values for an argument of prompt `gift_congrats_style`, given what was typed."""
         reference = types.PromptReference(name="gift_congrats_style")
-        result = await self.client.complete(
-            reference, {"name": argument, "value": value}, dict(context or {}) or None
+        result = await _client.answered(
+            self.client.complete(
+                reference,
+                {"name": argument, "value": value},
+                dict(context or {}) or None,
+            )
         )
         return result.completion.values
 
@@ -188,8 +197,12 @@ class GiftServerClient:
     ) -> list[str]:
         """Completion values for an argument of prompt `gift_thank_you`, given what was typed."""
         reference = types.PromptReference(name="gift_thank_you")
-        result = await self.client.complete(
-            reference, {"name": argument, "value": value}, dict(context or {}) or None
+        result = await _client.answered(
+            self.client.complete(
+                reference,
+                {"name": argument, "value": value},
+                dict(context or {}) or None,
+            )
         )
         return result.completion.values
 
@@ -201,7 +214,11 @@ class GiftServerClient:
     ) -> list[str]:
         """Completion values for a variable of `gifts://{id}`, given what was typed."""
         reference = types.ResourceTemplateReference(uri="gifts://{id}")
-        result = await self.client.complete(
-            reference, {"name": variable, "value": value}, dict(context or {}) or None
+        result = await _client.answered(
+            self.client.complete(
+                reference,
+                {"name": variable, "value": value},
+                dict(context or {}) or None,
+            )
         )
         return result.completion.values

@@ -42,7 +42,7 @@ import httpx2 as httpx
 from mcp.server.auth.provider import AccessToken
 
 from .auth_http import TokenCheckUnavailable
-from .auth_tokens import metadata_urls
+from .auth_tokens import metadata_url
 
 logger = logging.getLogger(__name__)
 
@@ -200,27 +200,15 @@ class IntrospectionVerifier:
             return self._endpoints
         async with self._discovery:
             if self._endpoints is None:
-                found = [await self._discover(issuer) for issuer in self.issuers]
+                found = [
+                    await metadata_url(self._http(), issuer, "introspection_endpoint")
+                    for issuer in self.issuers
+                ]
                 endpoints = [endpoint for endpoint in found if endpoint is not None]
                 if not endpoints:
                     return []  # not kept: asked again once the backoff is over
                 self._endpoints = endpoints
             return self._endpoints
-
-    async def _discover(self, issuer: str) -> str | None:
-        for url in metadata_urls(issuer):
-            try:
-                response = await self._http().get(url)
-                metadata = response.json() if response.status_code == 200 else None
-            except (httpx.HTTPError, ValueError):
-                continue
-            # RFC 8414 section 3.3: metadata naming another issuer must not be used.
-            if isinstance(metadata, dict) and metadata.get("issuer") == issuer:
-                endpoint = metadata.get("introspection_endpoint")
-                if isinstance(endpoint, str):
-                    return endpoint
-        logger.warning("no metadata with an introspection_endpoint for %s", issuer)
-        return None
 
     async def _ask(self, endpoint: str, token: str) -> Mapping[str, Any]:
         form = {"token": token, "token_type_hint": "access_token"}

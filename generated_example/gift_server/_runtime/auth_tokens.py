@@ -26,7 +26,6 @@ keys are asked for again after 5 s rather than `refetch_interval`.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import time
@@ -76,6 +75,25 @@ def metadata_urls(issuer: str) -> list[str]:
     if path:
         urls.append(at(path + "/.well-known/openid-configuration"))
     return urls
+
+
+async def metadata_url(client: httpx.AsyncClient, issuer: str, name: str) -> str | None:
+    """The URL an authorization server's metadata gives as `name` (`jwks_uri`,
+    `introspection_endpoint`), from the first of `metadata_urls` that has it; None
+    when none does."""
+    for url in metadata_urls(issuer):
+        try:
+            response = await client.get(url)
+            metadata = response.json() if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            continue
+        # RFC 8414 section 3.3: metadata naming another issuer must not be used.
+        if isinstance(metadata, dict) and metadata.get("issuer") == issuer:
+            found = metadata.get(name)
+            if isinstance(found, str):
+                return found
+    logger.warning("no metadata with %s for %s", name, issuer)
+    return None
 
 
 class _Keys:
@@ -211,7 +229,7 @@ class JwtVerifier:
         client = self._client or httpx.AsyncClient(timeout=self.timeout)
         try:
             if server.jwks_uri is None:
-                server.jwks_uri = await self._jwks_uri(client, server.issuer)
+                server.jwks_uri = await metadata_url(client, server.issuer, "jwks_uri")
             if server.jwks_uri is None:
                 return server.keys
             response = await client.get(server.jwks_uri)
@@ -224,21 +242,6 @@ class JwtVerifier:
         finally:
             if client is not self._client:
                 await client.aclose()
-
-    async def _jwks_uri(self, client: httpx.AsyncClient, issuer: str) -> str | None:
-        for url in metadata_urls(issuer):
-            try:
-                response = await client.get(url)
-                metadata = response.json() if response.status_code == 200 else None
-            except (httpx.HTTPError, json.JSONDecodeError):
-                continue
-            # RFC 8414 section 3.3: metadata naming another issuer must not be used.
-            if isinstance(metadata, dict) and metadata.get("issuer") == issuer:
-                jwks_uri = metadata.get("jwks_uri")
-                if isinstance(jwks_uri, str):
-                    return jwks_uri
-        logger.warning("no metadata with a jwks_uri for %s", issuer)
-        return None
 
 
 def _matching(

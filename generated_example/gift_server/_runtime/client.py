@@ -11,8 +11,7 @@ pay for the server's import time.
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Collection, Mapping, Sequence
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -28,6 +27,7 @@ import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
+from .client_auth import AuthorizationError, authorization_error, authorized_transport
 from .encoding import json_path, to_json
 from .eras import MODES, Mode
 
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     import httpx2
     from mcp import Client
     from mcp.client import Transport
-    from mcp.client._transport import TransportStreams
     from mcp.shared.dispatcher import ProgressFnT
 
     HttpAuth: TypeAlias = "str | httpx2.Auth"
@@ -45,10 +44,12 @@ if TYPE_CHECKING:
 __all__ = [
     "MODES",
     "UNSET",
+    "AuthorizationError",
     "Mode",
     "ToolCallError",
     "ToolOutputError",
     "Unset",
+    "answered",
     "call_tool",
     "connect",
     "disconnect",
@@ -63,6 +64,7 @@ __all__ = [
 ]
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 # The protocol eras, in the words of `mcpgen import --era` and the Inspector's
 # `--protocol-era`, and the SDK's `mode=` for each. "modern" discovers too (a pinned
@@ -138,10 +140,10 @@ def sdk_mode(mode: str) -> str:
 
 async def connect(client: Client, mode: str) -> None:
     """Enter `client`; for mode "modern", refuse (ConnectionError) a server that only
-    speaks the 2025-11-25 handshake."""
+    speaks the 2025-11-25 handshake; AuthorizationError when it refuses the token."""
     sdk_mode(mode)
     try:
-        await client.__aenter__()
+        await answered(client.__aenter__())
     except BaseExceptionGroup as group:
         _raise_sole(group)
     if mode == "modern" and client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -178,26 +180,19 @@ def http_target(url: str, auth: HttpAuth | None) -> str | Transport:
     by asking for more scope, and refreshes expired tokens."""
     if auth is None:
         return url
-    return _authorized_transport(url, auth)
+    return authorized_transport(url, auth)
 
 
-@asynccontextmanager
-async def _authorized_transport(
-    url: str, auth: HttpAuth
-) -> AsyncIterator[TransportStreams]:
-    # Imported here: a client without auth, and every server, never loads them.
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
-    headers = {"Authorization": f"Bearer {auth}"} if isinstance(auth, str) else None
-    http = httpx2.AsyncClient(
-        auth=None if isinstance(auth, str) else auth,
-        headers=headers,
-        # The SDK's own client's timeouts: a response stream may stay open long.
-        timeout=httpx2.Timeout(30.0, read=300.0),
-    )
-    async with http, streamable_http_client(url, http_client=http) as streams:
-        yield streams
+async def answered(request: Awaitable[T]) -> T:
+    """The answer to `request`, or AuthorizationError where the server refused its
+    access token (the SDK's MCPError would only say "Server returned an error")."""
+    try:
+        return await request
+    except Exception as error:
+        refusal = authorization_error(error)
+        if refusal is None:
+            raise
+        raise refusal from None
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
@@ -211,10 +206,11 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
 
 
 def _raise_sole(group: BaseExceptionGroup[BaseException]) -> None:
-    """Raise the group's one exception, or the group itself when it holds several."""
+    """Raise the group's one exception (an AuthorizationError for a refused token),
+    or the group itself when it holds several."""
     leaves = _leaves(group)
     if len(leaves) == 1:
-        raise leaves[0]
+        raise authorization_error(leaves[0]) or leaves[0]
     raise group
 
 
@@ -245,8 +241,8 @@ async def call_tool(
     """`client.call_tool`, with the SDK's refusal of an output that breaks the listed
     outputSchema (a RuntimeError) told as a ToolOutputError."""
     try:
-        return await client.call_tool(
-            tool, to_json(arguments), progress_callback=on_progress
+        return await answered(
+            client.call_tool(tool, to_json(arguments), progress_callback=on_progress)
         )
     except RuntimeError as error:
         output_error = _output_error(tool, error)

@@ -11,7 +11,10 @@ answer to stops it. The SDK checks this only for exactly 127.0.0.1, localhost an
 fc00::/7) or link-local bind address, without regard to case, and decides from the
 address bound, however it was written (`127.1`, `2130706433`, a host name).
 
-Pure ASGI and standard library only.
+Also the ASGI helpers the HTTP middlewares share (a whole response, a replayed
+message, a long stream that can be cut off).
+
+Pure ASGI, anyio and standard library only.
 """
 
 from __future__ import annotations
@@ -283,3 +286,40 @@ def replaying(message: Message, receive: Receive) -> Receive:
         return message
 
     return replay
+
+
+async def serve_cuttable(
+    app: ASGIApp,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    cuts: set[anyio.CancelScope],
+    *,
+    on_body: Callable[[Message], None] | None = None,
+) -> bool:
+    """Serve a long response (a stream) that may be cut off: while it runs, its cancel
+    scope is in `cuts`, for whoever ends streams to cancel. Cut mid-response, the
+    response is ended properly, so the client sees the stream end, not a broken
+    connection. `on_body` sees each body message sent. True when it was cut before
+    its response started (nothing was sent: the caller may answer)."""
+    started = completed = False
+
+    async def watch(message: Message) -> None:
+        nonlocal started, completed
+        if message["type"] == "http.response.start":
+            started = True
+        elif message["type"] == "http.response.body":
+            completed = not message.get("more_body", False)
+            if on_body is not None:
+                on_body(message)
+        await send(message)
+
+    with anyio.CancelScope() as cut:
+        cuts.add(cut)
+        try:
+            await app(scope, receive, watch)
+        finally:
+            cuts.discard(cut)
+    if cut.cancelled_caught and started and not completed:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    return cut.cancelled_caught and not started

@@ -31,7 +31,15 @@ from typing import Any
 import anyio
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from .http_guard import ASGIApp, Message, Receive, Scope, Send, send_response
+from .http_guard import (
+    ASGIApp,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    send_response,
+    serve_cuttable,
+)
 from .log import logger
 
 SESSION_HEADER = b"mcp-session-id"
@@ -171,27 +179,14 @@ class SessionWatch:
     ) -> None:
         """A session's GET stream: what it carries, other than comments, is activity;
         it can be cut off when the session is ended."""
-        started = completed = False
 
-        async def watch(message: Message) -> None:
-            nonlocal started, completed
-            if message["type"] == "http.response.start":
-                started = True
-            elif message["type"] == "http.response.body":
-                completed = not message.get("more_body", False)
-                if _carries_events(message.get("body", b"")):
-                    session.last_active = anyio.current_time()
-            await send(message)
+        def heard(message: Message) -> None:
+            if _carries_events(message.get("body", b"")):
+                session.last_active = anyio.current_time()
 
-        with anyio.CancelScope() as cut:
-            session.streams.add(cut)
-            try:
-                await self.app(scope, receive, watch)
-            finally:
-                session.streams.discard(cut)
-        if cut.cancelled_caught and started and not completed:
-            # End the response properly: the client sees the stream end, not an error.
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        await serve_cuttable(
+            self.app, scope, receive, send, session.streams, on_body=heard
+        )
 
     async def _lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.idle_timeout is None:

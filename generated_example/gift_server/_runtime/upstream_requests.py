@@ -232,6 +232,16 @@ def _simple(value: Any, explode: bool, quote_: Callable[[str], str] = _encoded) 
 
 
 def _path_value(argument: Argument, value: Any) -> str:
+    text = _styled_path_value(argument, value)
+    if text in (".", ".."):
+        # A dot segment: percent-encoding leaves dots as they are (RFC 3986 unreserved),
+        # and the URL is then normalised, so `/repos/{owner}/{repo}` with `..` would reach
+        # `/repos`, another endpoint. Encoded, it stays the value of its segment.
+        return text.replace(".", "%2E")
+    return text
+
+
+def _styled_path_value(argument: Argument, value: Any) -> str:
     style, explode = argument.styled, argument.exploded
     if style == "label":
         separator = "." if explode else ","

@@ -8,7 +8,13 @@ Implement `Handlers`, then serve it with `run(handlers)`; call it with `McpgenCo
 from typing import TYPE_CHECKING
 
 from . import models as _models
-from ._runtime.client import UNSET, ToolCallError, ToolOutputError, Unset
+from ._runtime.client import (
+    UNSET,
+    AuthorizationError,
+    ToolCallError,
+    ToolOutputError,
+    Unset,
+)
 from ._runtime.client_tasks import TaskFailedError, TaskHandle, TaskState
 from ._runtime.content import (
     ResourceContent,
@@ -73,6 +79,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "UNSET",
+    "AuthorizationError",
     "ConfirmDeleteInput",
     "Context",
     "FailingJobInput",

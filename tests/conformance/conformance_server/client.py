@@ -8,7 +8,8 @@
 Tool methods take keyword arguments from the tool's input model and return its
 output model. An optional argument left out (`UNSET`) is not sent; `None` sends
 null where the schema allows it. An `isError` result raises `ToolCallError` with the
-tool's message; a result that breaks the tool's output schema raises `ToolOutputError`.
+tool's message; a result that breaks the tool's output schema raises `ToolOutputError`;
+a request the server refuses the access token for raises `AuthorizationError`.
 It needs only `_runtime/client.py` of this package, not the server.
 """
 
@@ -581,30 +582,30 @@ class McpgenConformanceClient:
     async def read_static_text(self) -> str | bytes:
         """Read `test://static-text`: A static text resource."""
         uri = "test://static-text"
-        result = await self.client.read_resource(uri)
+        result = await _client.answered(self.client.read_resource(uri))
         return _client.resource_value(result, None)
 
     async def read_static_binary(self) -> str | bytes:
         """Read `test://static-binary`: A static binary resource (a 1x1 PNG)."""
         uri = "test://static-binary"
-        result = await self.client.read_resource(uri)
+        result = await _client.answered(self.client.read_resource(uri))
         return _client.resource_value(result, None)
 
     async def read_watched_resource(self) -> str | bytes:
         """Read `test://watched-resource`: A resource clients can subscribe to."""
         uri = "test://watched-resource"
-        result = await self.client.read_resource(uri)
+        result = await _client.answered(self.client.read_resource(uri))
         return _client.resource_value(result, None)
 
     async def read_template_data(self, *, id: str) -> TemplateDataContent:
         """Read `test://template/{id}/data`: JSON data for an id."""
         uri = UriTemplate.parse("test://template/{id}/data").expand({"id": id})
-        result = await self.client.read_resource(uri)
+        result = await _client.answered(self.client.read_resource(uri))
         return _client.resource_value(result, _models.TemplateDataContent)
 
     async def get_test_simple_prompt(self) -> types.GetPromptResult:
         """Get prompt `test_simple_prompt`: A prompt without arguments."""
-        return await self.client.get_prompt("test_simple_prompt")
+        return await _client.answered(self.client.get_prompt("test_simple_prompt"))
 
     async def get_test_prompt_with_arguments(
         self, *, arg1: str, arg2: str
@@ -613,7 +614,9 @@ class McpgenConformanceClient:
         arguments = _client.given(
             "get_test_prompt_with_arguments", {"arg1": arg1, "arg2": arg2}
         )
-        return await self.client.get_prompt("test_prompt_with_arguments", arguments)
+        return await _client.answered(
+            self.client.get_prompt("test_prompt_with_arguments", arguments)
+        )
 
     async def get_test_prompt_with_embedded_resource(
         self, *, resource_uri: str
@@ -622,17 +625,19 @@ class McpgenConformanceClient:
         arguments = _client.given(
             "get_test_prompt_with_embedded_resource", {"resourceUri": resource_uri}
         )
-        return await self.client.get_prompt(
-            "test_prompt_with_embedded_resource", arguments
+        return await _client.answered(
+            self.client.get_prompt("test_prompt_with_embedded_resource", arguments)
         )
 
     async def get_test_prompt_with_image(self) -> types.GetPromptResult:
         """Get prompt `test_prompt_with_image`: A prompt with an image."""
-        return await self.client.get_prompt("test_prompt_with_image")
+        return await _client.answered(self.client.get_prompt("test_prompt_with_image"))
 
     async def get_test_input_required_result_prompt(self) -> types.GetPromptResult:
         """Get prompt `test_input_required_result_prompt`: A prompt that first asks the user for context."""
-        return await self.client.get_prompt("test_input_required_result_prompt")
+        return await _client.answered(
+            self.client.get_prompt("test_input_required_result_prompt")
+        )
 
     async def complete_prompt_test_prompt_with_arguments(
         self,
@@ -642,8 +647,12 @@ class McpgenConformanceClient:
     ) -> list[str]:
         """Completion values for an argument of prompt `test_prompt_with_arguments`, given what was typed."""
         reference = types.PromptReference(name="test_prompt_with_arguments")
-        result = await self.client.complete(
-            reference, {"name": argument, "value": value}, dict(context or {}) or None
+        result = await _client.answered(
+            self.client.complete(
+                reference,
+                {"name": argument, "value": value},
+                dict(context or {}) or None,
+            )
         )
         return result.completion.values
 
@@ -655,8 +664,12 @@ class McpgenConformanceClient:
     ) -> list[str]:
         """Completion values for an argument of prompt `test_prompt_with_embedded_resource`, given what was typed."""
         reference = types.PromptReference(name="test_prompt_with_embedded_resource")
-        result = await self.client.complete(
-            reference, {"name": argument, "value": value}, dict(context or {}) or None
+        result = await _client.answered(
+            self.client.complete(
+                reference,
+                {"name": argument, "value": value},
+                dict(context or {}) or None,
+            )
         )
         return result.completion.values
 
@@ -668,7 +681,11 @@ class McpgenConformanceClient:
     ) -> list[str]:
         """Completion values for a variable of `test://template/{id}/data`, given what was typed."""
         reference = types.ResourceTemplateReference(uri="test://template/{id}/data")
-        result = await self.client.complete(
-            reference, {"name": variable, "value": value}, dict(context or {}) or None
+        result = await _client.answered(
+            self.client.complete(
+                reference,
+                {"name": variable, "value": value},
+                dict(context or {}) or None,
+            )
         )
         return result.completion.values

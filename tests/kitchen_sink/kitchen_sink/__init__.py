@@ -8,7 +8,13 @@ Implement `Handlers`, then serve it with `run(handlers)`; call it with `KitchenS
 from typing import TYPE_CHECKING
 
 from . import models as _models
-from ._runtime.client import UNSET, ToolCallError, ToolOutputError, Unset
+from ._runtime.client import (
+    UNSET,
+    AuthorizationError,
+    ToolCallError,
+    ToolOutputError,
+    Unset,
+)
 from ._runtime.client_tasks import TaskFailedError, TaskHandle, TaskState
 from ._runtime.content import (
     ResourceContent,
@@ -105,6 +111,7 @@ __all__ = [
     "Address",
     "ArrayOutputInput",
     "ArrayOutputOutput",
+    "AuthorizationError",
     "BigNumbersInput",
     "BigNumbersOutput",
     "BooleanSchemasInput",

@@ -8,7 +8,8 @@
 Tool methods take keyword arguments from the tool's input model and return its
 output model. An optional argument left out (`UNSET`) is not sent; `None` sends
 null where the schema allows it. An `isError` result raises `ToolCallError` with the
-tool's message; a result that breaks the tool's output schema raises `ToolOutputError`.
+tool's message; a result that breaks the tool's output schema raises `ToolOutputError`;
+a request the server refuses the access token for raises `AuthorizationError`.
 It needs only `_runtime/client.py` of this package, not the server.
 """
 

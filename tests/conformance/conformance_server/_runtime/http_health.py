@@ -37,6 +37,7 @@ from .http_guard import (
     Send,
     replaying,
     send_response,
+    serve_cuttable,
 )
 from .log import logger
 
@@ -93,29 +94,11 @@ class Readiness:
     async def run_stream(
         self, app: ASGIApp, scope: Scope, receive: Receive, send: Send
     ) -> None:
-        """Serve a long stream, ending it properly should the server drain."""
-        started = completed = False
-
-        async def watch(message: Message) -> None:
-            nonlocal started, completed
-            if message["type"] == "http.response.start":
-                started = True
-            elif message["type"] == "http.response.body":
-                completed = not message.get("more_body", False)
-            await send(message)
-
-        with anyio.CancelScope() as cut:
-            if self.draining:
-                cut.cancel()
-            self._streams.add(cut)
-            try:
-                await app(scope, receive, watch)
-            finally:
-                self._streams.discard(cut)
-        if cut.cancelled_caught and started and not completed:
-            # The client sees the stream end, not a broken connection.
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        elif cut.cancelled_caught and not started:
+        """Serve a long stream, ending it properly should the server drain (503 when
+        it drains before the stream began)."""
+        if self.draining or await serve_cuttable(
+            app, scope, receive, send, self._streams
+        ):
             await send_response(send, 503, b"Server shutting down", b"text/plain")
 
 

@@ -24,6 +24,8 @@ import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
+from .client import answered
+
 if TYPE_CHECKING:
     from mcp import Client
 
@@ -242,7 +244,7 @@ async def _send(client: Client, method: str, params: dict[str, Any]) -> dict[str
         if method.startswith("tasks/"):
             options.setdefault("headers", {})["Mcp-Name"] = params["taskId"]
     dispatcher = session._dispatcher
-    answer: dict[str, Any] = await dispatcher.send_raw_request(
-        method, data["params"], options
+    answer: dict[str, Any] = await answered(
+        dispatcher.send_raw_request(method, data["params"], options)
     )
     return answer

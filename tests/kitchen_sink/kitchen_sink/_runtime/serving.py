@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -156,7 +157,9 @@ def serve(
     separated) say otherwise.
     """
     limits = limits_of(server)
-    parser = argparse.ArgumentParser(description=f"The {server.name} MCP server.")
+    parser = argparse.ArgumentParser(
+        prog=_program_name(), description=f"The {server.name} MCP server."
+    )
     parser.add_argument(
         "--http",
         metavar="HOST:PORT",
@@ -354,6 +357,15 @@ def _freeze_the_start() -> None:
     very pass this saves.
     """
     gc.freeze()
+
+
+def _program_name() -> str | None:
+    """`python -m PACKAGE` for a server run as a module, where argparse (before Python
+    3.14) would name the file, `__main__.py`; None (argparse's choice) otherwise."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is None:
+        return None
+    return f"python -m {spec.name.removesuffix('.__main__')}"
 
 
 async def serve_stdio(server: Server[Any]) -> None:

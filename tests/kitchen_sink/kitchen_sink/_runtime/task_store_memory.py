@@ -8,7 +8,6 @@ tasks: `task_store_redis.RedisTaskStore`, shared by replicas, answers the same w
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -24,6 +23,7 @@ from .task_store_common import (
     ListCursors,
     TaskSignals,
     error_outcome,
+    new_task,
     too_large,
     too_many_kept,
     too_many_tasks,
@@ -82,17 +82,7 @@ class InMemoryTaskStore:
             raise too_many_kept(limits)
         if self._working[quota] >= limits.max_working_per_owner:
             raise too_many_working(limits)
-        now = self.clock()
-        task = Task(
-            task_id=secrets.token_urlsafe(24),
-            owner=owner,
-            status="working",
-            created_at=now,
-            last_updated_at=now,
-            ttl=limits.ttl_for(ttl),
-            poll_interval=limits.poll_interval,
-            request=dict(request or {}),
-        )
+        task = new_task(owner, ttl, request, limits, self.clock())
         self._sequence += 1
         self._entries[task.task_id] = _Entry(task, self._sequence, quota)
         self._kept[quota] += 1
@@ -108,16 +98,12 @@ class InMemoryTaskStore:
     ) -> tuple[list[Task], str | None]:
         self._expire()
         start = 0 if cursor is None else self._cursors.position(owner, cursor)
-        mine = [
-            entry
+        following = [
+            (entry.task, entry.sequence)
             for entry in self._entries.values()
             if entry.task.owner == owner and entry.sequence > start
         ]
-        page = mine[:page_size]
-        following = None
-        if len(mine) > page_size:
-            following = self._cursors.issue(owner, page[-1].sequence)
-        return [entry.task for entry in page], following
+        return self._cursors.page(owner, following, page_size)
 
     async def set_status(
         self,

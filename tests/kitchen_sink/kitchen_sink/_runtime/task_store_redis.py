@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -40,6 +39,7 @@ from .task_store_common import (
     ListCursors,
     TaskSignals,
     error_outcome,
+    new_task,
     too_large,
     too_many_kept,
     too_many_tasks,
@@ -105,16 +105,7 @@ class RedisTaskStore:
         self._start_background()
         limits = self.limits
         now = self.clock()
-        task = Task(
-            task_id=secrets.token_urlsafe(24),
-            owner=owner,
-            status="working",
-            created_at=now,
-            last_updated_at=now,
-            ttl=limits.ttl_for(ttl),
-            poll_interval=limits.poll_interval,
-            request=dict(request or {}),
-        )
+        task = new_task(owner, ttl, request, limits, now)
         quota = owner if quota_key is None else quota_key
         answer = await self._run(
             "create",
@@ -149,16 +140,12 @@ class RedisTaskStore:
     ) -> tuple[list[Task], str | None]:
         start = 0 if cursor is None else self._cursors.position(owner, cursor)
         rows = await self._run("list", digest(owner), start, page_size + 1)
-        mine = [
+        following = [
             (task, sequence)
             for task, sequence in (decode(row) for row in rows)
             if task.owner == owner
         ]
-        page = mine[:page_size]
-        following = None
-        if len(mine) > page_size:
-            following = self._cursors.issue(owner, page[-1][1])
-        return [task for task, _ in page], following
+        return self._cursors.page(owner, following, page_size)
 
     async def set_status(
         self,
@@ -353,7 +340,11 @@ class RedisTaskStore:
             try:
                 await pubsub.subscribe(self._channel)
                 attempt = 0
-                self._wake_all()  # what ended while not subscribed: look again
+                # What ended while not subscribed, a cancel made on another replica
+                # included: waiters look again, and held tasks are checked now rather
+                # than at the next renewal, a third of a lease away.
+                self._wake_all()
+                await self._renew_held()
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
                         self._heard(message["data"])
@@ -388,17 +379,22 @@ class RedisTaskStore:
             for woken in waiting:
                 woken.set()
 
+    async def _renew_held(self) -> None:
+        """Renew the leases of the tasks running here; those that ended meanwhile
+        (cancelled or lost elsewhere) have their work stopped."""
+        if self._held:
+            deadline = repr(self.clock() + self.limits.lease)
+            lost = await self._run("renew", deadline, *sorted(self._held))
+            for raw in lost:
+                self._ended_here(raw.decode())
+
     async def _renew(self) -> None:
         """Renew the leases of the tasks running here, and sweep: tasks whose ttl is
         over, and other replicas' whose lease lapsed, end even when nobody asks."""
         while True:
             await asyncio.sleep(self.limits.lease / 3)
             try:
-                if self._held:
-                    deadline = repr(self.clock() + self.limits.lease)
-                    lost = await self._run("renew", deadline, *sorted(self._held))
-                    for raw in lost:
-                        self._ended_here(raw.decode())
+                await self._renew_held()
                 await self.expire()
             except Exception as error:  # noqa: BLE001
                 logger.warning("task leases could not be renewed: %s", error)
