@@ -206,6 +206,15 @@ def carrier(n: Namer) -> dict[str, Json]:
                 },
                 "scopes": [HERE],
             },
+            "upstream": {
+                "url": HERE,
+                "securitySchemes": {
+                    n("s1"): {"type": "apiKey", "in": "header", "name": HERE, "description": HERE},
+                    # `scheme` is basic or bearer for type http only; other types may say any.
+                    n("s2"): {"type": "oauth2", "scheme": HERE, "bearerFormat": HERE, "description": HERE},
+                },
+                "security": [{n("s1"): [HERE]}, {n("s2"): [HERE, HERE]}],
+            },
         },
         "definitions": {
             n("D1"): text_schema(n, "D1"),
@@ -226,6 +235,32 @@ def carrier(n: Namer) -> dict[str, Json]:
                 "description": HERE,
                 "inputSchema": {"type": "object"},
                 "outputSchema": {"type": "array", "items": {"enum": [HERE]}, "description": HERE},
+            },
+            n("t3", "tool"): {
+                "description": HERE,
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {n(f"t3.{arg}"): {"type": "string", "description": HERE} for arg in "pqhb"},
+                    "required": [n("t3.p")],
+                },
+                "upstream": {
+                    "method": "POST",
+                    "arguments": {
+                        n("t3.p"): {"in": "path", "name": HERE},
+                        n("t3.q"): {"in": "query", "name": HERE, "style": "form"},
+                        n("t3.h"): {"in": "header", "name": HERE},
+                        n("t3.b"): {"in": "body", "name": HERE},
+                    },
+                    "path": HERE,  # after `arguments`: it names the path argument
+                    "body": "application/json",
+                    "security": [{n("s2"): [HERE]}],
+                    "response": {"contentType": HERE},
+                },
+            },
+            # A binary answer (`mimeType`) excludes `contentType`, and an outputSchema.
+            n("t4", "tool"): {
+                "inputSchema": {"type": "object"},
+                "upstream": {"method": "GET", "path": HERE, "response": {"binary": True, "mimeType": HERE}},
             },
         },
         "resources": {
@@ -292,6 +327,8 @@ def place_of(path: SpecPath, is_key: bool = False) -> Path_:
             place.append("[]")
         elif (index == 1 and parent in NAMED) or parent in ("completion", "properties", "$defs"):
             place.append("*")
+        elif parent in ("arguments", "securitySchemes") or (isinstance(parent, int) and path[index - 2] == "security"):
+            place.append("*")  # an upstream argument, a security scheme, a requirement's scheme
         elif parent == "_meta" or (len(place) >= 2 and place[-2] == "_meta"):
             place.append("*")
         else:
@@ -393,6 +430,14 @@ def plant(rotation: int) -> Planted:
             value = file_name(value, "")  # a directory
         elif place == ("server", "package"):
             value = f"pwned_{n.count}"  # must be an identifier (checked as one)
+        elif place == ("server", "upstream", "url"):
+            value = "https://pwn.example/" + value  # an absolute http(s) URL
+        elif place == ("tools", "*", "upstream", "path"):
+            literal = value.replace("{", "%7B").replace("}", "%7D")  # literal text, then each path argument
+            names = [argument["name"] for argument in parent.get("arguments", {}).values() if argument["in"] == "path"]
+            value = "/" + literal + "".join(f"/{{{name}}}" for name in names)
+        elif place[-1] == "name" and parent.get("in") == "path":
+            value = value.replace("{", "%7B").replace("}", "%7D")  # named as {name} in the path
         elif place[-1] in AUTHORIZATION_URLS or place[-2:] == ("authorization_servers", "[]"):
             value = "https://pwn.example/" + quote(value, safe="")  # https, or http on loopback only
         elif place[-2:] == ("scopes_supported", "[]"):
@@ -605,6 +650,7 @@ async def test_planted_spec_builds_imports_runs_nothing_and_serves_it_exactly(bu
         hidden = {hex(ord(c)) for c in source if not c.isprintable() and c not in "\n\t"}
         assert not hidden, f"{module}: {sorted(hidden)}"
     assert_schema_md_holds_together(built)
+    assert_upstream_json_exact(built)
     with imported(built.package, parent) as package:
         for mode in ("auto", "legacy"):
             await assert_serves_exactly(package, built, mode)
@@ -676,6 +722,15 @@ async def assert_serves_exactly(package: Any, built: Built, mode: str) -> None:
                 assert completion.completion.values == values
 
 
+def assert_upstream_json_exact(built: Built) -> None:
+    """upstream.json, which the forwarding handlers read, holds the spec's upstream
+    mappings byte for byte (the carrier spells out what the model would default)."""
+    spec = built.planted.spec
+    document = json.loads((built.directory / "upstream.json").read_text(encoding="utf-8"))
+    tools = {name: {"arguments": {}, **tool["upstream"]} for name, tool in spec["tools"].items() if "upstream" in tool}
+    assert document == {**spec["server"]["upstream"], "tools": tools}
+
+
 def assert_schema_md_holds_together(built: Built) -> None:
     """SCHEMA.md is for people, but spec text must not reshape it: every planted line break
     stays inside its line, code fences pair up, tables keep their rows, and the only HTML
@@ -699,6 +754,7 @@ def assert_schema_md_holds_together(built: Built) -> None:
     expected = 1 + sum(1 for kind in ("tools", "resources", "prompts") if spec[kind])
     expected += len(spec["tools"]) + len(spec["prompts"])
     expected += 1 if "authorization" in spec["server"] else 0  # its own section
+    expected += 1 if "upstream" in spec["server"] else 0  # its own section
     assert len(headings) == expected, headings
     tables = [line for line in lines if line.startswith("|")]
     rows = sum(len(tool["inputSchema"].get("properties", {})) + 2 for tool in spec["tools"].values() if tool["inputSchema"].get("properties"))
