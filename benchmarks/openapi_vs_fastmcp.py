@@ -5,8 +5,9 @@
 
 (`oai` is all six of the OpenAPI Initiative's examples; `oai/petstore` one of them.)
 
-For each document, one Prism mock (`prism mock --dynamic`: it refuses requests its document
-does not allow) serves as the API, and each side makes an MCP server of the document in
+For each document, one Prism mock (`prism mock --ignoreExamples`: answers sampled from the
+response schemas, the same on every run; it refuses requests its document does not allow)
+serves as the API, and each side makes an MCP server of the document in
 front of it: mcpgen by `mcpgen import --openapi`, `mcpgen build` and `python -m PACKAGE
 --http`; FastMCP 4.2.3 by `FastMCP.from_openapi(openapi_spec=..., client=httpx2.AsyncClient(
 base_url=prism))`, in a venv of its own under .ci/_work/ (FastMCP pins its own `mcp`; the

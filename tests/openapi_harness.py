@@ -163,14 +163,18 @@ def answers_need_examples(document: dict[str, Any]) -> bool:
 
 @contextmanager
 def prism_mock(document: Path, folder: Path) -> Iterator[Mock]:
-    """Prism mocking `document` on a free port. Dynamic answers (made from the response
-    schemas) unless some answer has no schema: static ones are the document's examples,
-    which a document may write outside its own schemas."""
+    """Prism mocking `document` on a free port, in its static mode with the document's
+    examples ignored: each answer is sampled from its response schema (the first branch of
+    a `oneOf`, every property, bounds kept), the same on every run. Examples would be
+    answers a document may write outside its own schemas, and dynamic mode's
+    json-schema-faker strays from them too (an `exclusiveMinimum` answered with the bound,
+    more properties than `maxProperties`), at random. A document with an answer that has
+    no schema keeps its examples: they are all Prism has to answer with."""
     tools = require_node_tools()
     port = free_port()
     log = folder / f"prism-{port}.log"
     content = loaded(document.read_bytes(), document.name)
-    mode = [] if answers_need_examples(content) else ["--dynamic"]
+    mode = [] if answers_need_examples(content) else ["--ignoreExamples"]
     command = [str(tools / "node_modules" / ".bin" / "prism"), "mock", *mode, "-h", "127.0.0.1"]
     with log.open("wb") as output:
         process = subprocess.Popen(

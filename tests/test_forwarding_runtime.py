@@ -89,7 +89,12 @@ TOOLS: dict[str, Any] = {
     "upload": {
         "method": "POST",
         "path": "/upload",
-        "arguments": {"note": arg("body", "note"), "meta": arg("body", "meta")},
+        "arguments": {
+            "note": arg("body", "note"),
+            "meta": arg("body", "meta"),
+            "picture": arg("body", "picture", file="image/png"),
+            "pages": arg("body", "page", file="application/octet-stream"),
+        },
         "body": "multipart/form-data",
         "response": {},
     },
@@ -131,6 +136,10 @@ class Pet(BaseModel):
 
 
 class Count(RootModel[int]):
+    pass
+
+
+class PetRoot(RootModel[dict[str, Any]]):
     pass
 
 
@@ -273,6 +282,23 @@ async def test_form_and_multipart_bodies(fresh: RecordingApi) -> None:
     assert b'name="meta"\r\nContent-Type: application/json\r\n\r\n{"k":[1]}' in upload.body
 
 
+async def test_a_file_argument_is_sent_as_a_file_part_decoded_from_base64(fresh: RecordingApi) -> None:
+    forwarding = upstream(fresh)
+    png = b"\x89PNG\r\n\x1a\n\x00\xff"
+    pages = [base64.b64encode(page).decode() for page in (b"one", b"\x00two")]
+    await forwarding.call_content("upload", args(note="hi", picture=base64.b64encode(png).decode(), pages=pages))
+    [upload] = fresh.requests
+    # A file part has a file name (the property's, with its type's extension: APIs tell formats by it).
+    assert b'name="picture"; filename="picture.png"\r\nContent-Type: image/png\r\n\r\n' + png in upload.body
+    assert upload.body.count(b'name="page"; filename="page.bin"') == 2  # an array: one part per file
+    assert b"\r\n\r\none\r\n" in upload.body and b"\r\n\r\n\x00two\r\n" in upload.body
+    assert b'name="note"\r\n\r\nhi' in upload.body  # a field stays a part without a file name
+    with pytest.raises(ToolError, match="The call cannot be sent: the file 'picture' is not base64."):
+        await forwarding.call_content("upload", args(picture="not base64!"))
+    assert len(fresh.requests) == 1  # nothing was sent
+    await forwarding.aclose()
+
+
 async def test_answers_become_results(fresh: RecordingApi) -> None:
     forwarding = upstream(fresh)
     fresh.answer = lambda request: Answer(body=b"42")
@@ -296,6 +322,50 @@ async def test_answers_become_results(fresh: RecordingApi) -> None:
     fresh.answer = lambda request: Answer(body=b'{"id": "not a number"}')
     with pytest.raises(ToolError, match=r"does not match the tool's outputSchema: \$\.id: "):
         await forwarding.call_model("get_pet", args(petId=1, tag="x"), Pet)
+    await forwarding.aclose()
+
+
+PET_SCHEMA = {
+    "type": "object",
+    "required": ["id", "name"],
+    "properties": {
+        "id": {"type": "integer"},
+        "name": {"type": "string"},
+        "labels": {"type": "object", "maxProperties": 2},
+        "size": {"oneOf": [{"type": "number"}, {"type": "integer", "minimum": 0}]},
+    },
+}
+
+
+async def test_an_answer_outside_the_output_schema_is_a_tool_error_even_where_the_model_is_silent(
+    fresh: RecordingApi,
+) -> None:
+    """What the models do not hold (`maxProperties`, `oneOf`'s "exactly one") the check
+    against the served outputSchema does, as the client's own check would: an API that
+    strays from its document gets an isError result naming where, not a -32603."""
+    forwarding = Upstream(
+        DOCUMENT,
+        environment={"MCP_UPSTREAM_URL": fresh.url + "/v1"},
+        output_schemas={
+            "get_pet": PET_SCHEMA,
+            "count": {"type": "object", "properties": {"result": {"type": "integer", "maximum": 10}}},
+        },
+    )
+    fresh.answer = lambda request: Answer(body=b'{"id": 1, "name": "Rex", "labels": {"a": 1, "b": 2}, "size": 1.5}')
+    assert (await forwarding.call_model("get_pet", args(petId=1, tag="x"), Pet)).name == "Rex"
+    # A root model of an object schema (a `$ref`) is served as it is: checked unwrapped.
+    assert (await forwarding.call_root("get_pet", args(petId=1, tag="x"), PetRoot))["name"] == "Rex"
+    fresh.answer = lambda request: Answer(body=b'{"id": 1, "name": "Rex", "labels": {"a": 1, "b": 2, "c": 3}}')
+    with pytest.raises(ToolError, match=r"outputSchema: \$\.labels: .*more than 2 properties"):
+        await forwarding.call_model("get_pet", args(petId=1, tag="x"), Pet)
+    fresh.answer = lambda request: Answer(body=b'{"id": 1, "name": "Rex", "size": 3}')  # both branches
+    with pytest.raises(ToolError, match=r"outputSchema: \$\.size: "):
+        await forwarding.call_model("get_pet", args(petId=1, tag="x"), Pet)
+    fresh.answer = lambda request: Answer(body=b"42")  # checked as served: {"result": 42}
+    with pytest.raises(ToolError, match=r"outputSchema: \$\.result: 42 is greater than the maximum of 10"):
+        await forwarding.call_root("count", args(), Count, wrapped=True)
+    fresh.answer = lambda request: Answer(body=b"7")
+    assert await forwarding.call_root("count", args(), Count, wrapped=True) == 7
     await forwarding.aclose()
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from helpers import run_mcpgen
 
 from mcpgen.openapi.document import OpenApiError, load_document
@@ -347,7 +348,7 @@ def test_lint_budget_prints_bytes_and_tokens_per_tool(tmp_path: Path) -> None:
     result = run_mcpgen("lint", "--budget", str(spec))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "token budget: 3 tools, tools/list 1,578 bytes, ~395 tokens (bytes/4)"
+    assert lines[0] == "token budget: 3 tools, tools/list 1,604 bytes, ~401 tokens (bytes/4)"
     # The largest first: listPets carries its output schema, createPets no answer at all.
     assert [line.split()[-1] for line in lines[1:]] == ["listPets", "showPetById", "createPets"]
     as_json = json.loads(run_mcpgen("lint", "--budget", "--format", "json", str(spec)).stdout)
@@ -416,7 +417,7 @@ def test_a_path_item_by_reference_is_followed(tmp_path: Path) -> None:
     assert spec["tools"]["shared"]["upstream"]["path"] == "/a"
 
 
-def test_a_path_parameter_is_never_empty_unless_its_schema_says_more(tmp_path: Path) -> None:
+def test_a_path_parameter_is_one_whole_segment_never_empty_nor_a_dot_segment(tmp_path: Path) -> None:
     def parameter(name: str, schema: dict[str, Any]) -> dict[str, Any]:
         return {"name": name, "in": "path", "required": True, "schema": schema}
 
@@ -424,17 +425,20 @@ def test_a_path_parameter_is_never_empty_unless_its_schema_says_more(tmp_path: P
         parameter("code", {"type": "string", "format": "iso-country-code"}),
         parameter("kind", {"type": "string", "enum": ["a", "b"]}),
         parameter("sid", {"type": "string", "minLength": 34}),
+        parameter("ab", {"type": "string", "minLength": 2}),
         parameter("n", {"type": "integer"}),
     ]
     operation = {"operationId": "get", "parameters": listed, "responses": _ok()}
-    properties = _spec(tmp_path, {"/{code}/{kind}/{sid}/{n}": {"get": operation}})["tools"]["get"]["inputSchema"][
-        "properties"
-    ]
+    paths = {"/{code}/{kind}/{sid}/{ab}/{n}/{undeclared}": {"get": operation}}
+    properties = _spec(tmp_path, paths)["tools"]["get"]["inputSchema"]["properties"]
+    dots = {"not": {"enum": [".", ".."]}}
     assert properties == {
-        "code": {"type": "string", "format": "iso-country-code", "minLength": 1},
+        "code": {"type": "string", "format": "iso-country-code", "minLength": 1, **dots},
         "kind": {"type": "string", "enum": ["a", "b"]},
-        "sid": {"type": "string", "minLength": 34},
+        "sid": {"type": "string", "minLength": 34},  # "." and ".." are too short anyway
+        "ab": {"type": "string", "minLength": 2, **dots},
         "n": {"type": "integer"},
+        "undeclared": {"type": "string", "minLength": 1, **dots},  # named by the path only
     }
 
 
@@ -464,3 +468,50 @@ def test_int32_and_int64_are_bounded_to_their_range_unless_the_document_bounds_t
     assert (properties["b"]["minimum"], properties["b"]["maximum"]) == (1, 2**63 - 1)
     assert properties["c"]["maximum"] == 2**31 - 1  # the document's bound is looser than the type's
     assert "minimum" not in properties["d"] and "maximum" not in properties["d"]
+
+
+def test_multipart_files_are_base64_arguments_sent_as_file_parts(tmp_path: Path) -> None:
+    """A multipart property that is a file (3.0's `format: binary`, 3.1's `contentMediaType`)
+    is an argument in base64, its grammar enforced, and `file: <media type>` in the mapping
+    (the encoding's contentType first); other properties stay fields."""
+    body = {
+        "type": "object",
+        "required": ["photo"],
+        "properties": {
+            "photo": {"type": "string", "format": "binary", "description": "The picture."},
+            "pages": {"type": "array", "items": {"type": "string", "format": "binary"}},
+            "audio": {"type": "string", "contentMediaType": "audio/mpeg"},
+            "caption": {"type": "string"},
+            "encoded": {"type": "string", "contentMediaType": "image/png", "contentEncoding": "base64"},
+        },
+    }
+    multipart = {"schema": body, "encoding": {"photo": {"contentType": "image/png, image/jpeg"}}}
+    operation = {
+        "operationId": "upload",
+        "requestBody": {"required": True, "content": {"multipart/form-data": multipart}},
+        "responses": _ok(),
+    }
+    spec = import_openapi(_document(tmp_path, {"/uploads": {"post": operation}}), "spec.yaml", Filters())
+    assert spec.valid, [d.render() for d in spec.diagnostics]  # the check agrees: base64 declared
+    tool = yaml.safe_load(spec.text)["tools"]["upload"]
+    properties, places = tool["inputSchema"]["properties"], tool["upstream"]["arguments"]
+    base64 = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+    assert properties["photo"] == {
+        "type": "string",
+        "contentEncoding": "base64",
+        "contentMediaType": "image/png",
+        "pattern": base64,
+        "description": "The picture.\n\nThe file's content (image/png), base64.",
+    }
+    assert properties["pages"]["items"]["contentMediaType"] == "application/octet-stream"
+    assert properties["audio"]["contentEncoding"] == "base64"
+    assert properties["caption"] == {"type": "string"}
+    assert "pattern" not in properties["encoded"]  # base64 text already: a field the API decodes
+    assert {key: place.get("file") for key, place in places.items()} == {
+        "photo": "image/png",
+        "pages": "application/octet-stream",
+        "audio": "audio/mpeg",
+        "caption": None,
+        "encoded": None,
+    }
+    assert tool["upstream"]["body"] == "multipart/form-data"

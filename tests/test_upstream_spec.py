@@ -232,6 +232,17 @@ BAD = [
         "      method: FETCH",
         id="unknown-method",
     ),
+    pytest.param(
+        "      arguments: {{name: {{in: body, name: name}}}}\n",
+        "      arguments: {{name: {{in: body, name: name, file: image/png}}}}\n",
+        [
+            "the argument 'name' is a file, but files travel only as properties of a `multipart/form-data` body",
+            "the file argument 'name' is sent decoded from base64, but its inputSchema does not say "
+            "`contentEncoding: base64`",
+        ],
+        "      arguments: {name: {in: body, name: name, file: image/png}}",
+        id="file-outside-multipart-and-not-base64",
+    ),
 ]
 
 

@@ -32,10 +32,11 @@ def _forward(tool: ToolIR, handler: Method, index: ModelIndex) -> Forward:
     model = tool.output_model
     if model is None:
         call = f"call_content({name}, args)"
-    elif index.models[model].root is not None:
-        call = f"call_root({name}, args, _models.{model})"
     else:
-        call = f"call_model({name}, args, _models.{model})"
+        # A wrapped answer is served as {"result": ...}: the form checked against the outputSchema.
+        wrapped = ", wrapped=True" if tool.output_wrapped else ""
+        kind = "call_root" if index.models[model].root is not None else "call_model"
+        call = f"{kind}({name}, args, _models.{model}{wrapped})"
     line = summary(f"Tool `{tool.name}`", f"{tool.upstream.method} {tool.upstream.path}")
     return Forward(handler, call, line)
 

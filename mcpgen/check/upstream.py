@@ -6,8 +6,10 @@ The rules: every `arguments` key is an inputSchema property and every property h
 `arguments` entry; each `{name}` of the path is one required `in: path` argument and each
 `in: path` argument appears in the path; `body` is set iff some argument goes `in: body`,
 and a whole-body argument is the only one; no two arguments fill the same parameter;
-a style is one OpenAPI allows where the argument goes; security requirements name
-declared schemes; a binary response has no outputSchema.
+a style is one OpenAPI allows where the argument goes; a `file` argument is a property of
+a multipart body whose inputSchema says base64 (`contentEncoding: base64`, on the items of
+an array of files); security requirements name declared schemes; a binary response has no
+outputSchema.
 """
 
 from __future__ import annotations
@@ -118,6 +120,32 @@ def _argument_problems(source: SourceMap, tool: Tool, upstream: ToolUpstream) ->
         seen.setdefault((argument.location, name), key)
 
 
+def _file_problems(source: SourceMap, tool: Tool, upstream: ToolUpstream) -> Iterator[Diagnostic]:
+    at = tool.path + ("upstream", "arguments")
+    properties = tool.input_schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    for key, argument in upstream.arguments.items():
+        if argument.file is None:
+            continue
+        if argument.location != "body" or argument.name is None or upstream.body != "multipart/form-data":
+            yield source.error(
+                at + (key, "file"),
+                f"the argument '{key}' is a file, but files travel only as properties of a "
+                "`multipart/form-data` body",
+                "write `in: body` with a `name`, and `body: multipart/form-data`; or remove `file`",
+            )
+        schema = properties.get(key)
+        items = schema.get("items") if isinstance(schema, dict) and schema.get("type") == "array" else schema
+        if isinstance(schema, dict) and not (isinstance(items, dict) and items.get("contentEncoding") == "base64"):
+            yield source.error(
+                at + (key, "file"),
+                f"the file argument '{key}' is sent decoded from base64, but its inputSchema does not say "
+                "`contentEncoding: base64`",
+                "add `contentEncoding: base64` to the property (to its `items`, for an array of files), "
+                "so clients know to encode it",
+            )
+
+
 def _path_problems(source: SourceMap, tool: Tool, upstream: ToolUpstream) -> Iterator[Diagnostic]:
     at = tool.path + ("upstream",)
     if not upstream.path.startswith("/"):
@@ -206,6 +234,7 @@ def check_upstream(spec: Spec) -> Iterator[Diagnostic]:
                 "declare `server.upstream` (url, securitySchemes, security)",
             )
         yield from _argument_problems(source, tool, upstream)
+        yield from _file_problems(source, tool, upstream)
         yield from _path_problems(source, tool, upstream)
         yield from _body_problems(source, tool, upstream)
         yield from _response_problems(source, tool, upstream)

@@ -14,7 +14,7 @@ from mcpgen.compare.changes import Change, Place
 from mcpgen.json_types import Json
 from mcpgen.spec.model import Spec, Tool
 from mcpgen.spec.source import JsonPath
-from mcpgen.spec.upstream import ToolUpstream
+from mcpgen.spec.upstream import ToolUpstream, UpstreamArgument
 
 _SERVER: JsonPath = ("server", "upstream")
 _REASON = "not visible to MCP clients; the forwarding handlers send the new request"
@@ -87,7 +87,12 @@ def _arguments(findings: _Findings, label: str, at: JsonPath, was: ToolUpstream,
         if before is not None and before != after:
             findings.add("UPSTREAM/argument-moved", findings.at_new(at + ("arguments", key)),
                          f"{label}.upstream.arguments.{key}",
-                         f"{before.location} {_shown(before.name)} -> {after.location} {_shown(after.name)}")  # fmt: skip
+                         f"{_place(before)} -> {_place(after)}")  # fmt: skip
+
+
+def _place(argument: UpstreamArgument) -> str:
+    file = f" (a {argument.file} file)" if argument.file is not None else ""
+    return f"{argument.location} {_shown(argument.name)}{file}"
 
 
 def compare_upstream(old: Spec, new: Spec, renamed: dict[str, str]) -> list[Change]:

@@ -9,8 +9,9 @@ is one argument, `body` (`request_body` if a parameter is called `body`). Parame
 same name in two places are each prefixed with their place: `query_id`, `header_id`.
 `Accept`, `Content-Type` and `Authorization` header parameters are left out (OpenAPI says
 they are ignored); a `{name}` of the path that no parameter declares is a required string,
-and a path parameter's string is never empty (`minLength: 1`, unless its schema says more). The answer: the first 2xx response; JSON gives the outputSchema,
-image, audio, video, PDF, zip and octet-stream content a binary answer. An argument the
+and a path parameter's string is one whole segment: never empty (`minLength: 1`, unless its
+schema says more) and never `.` or `..`. The answer: the first 2xx response; JSON gives the
+outputSchema, image, audio, video, PDF, zip and octet-stream content a binary answer. An argument the
 operation has no place for is refused (`additionalProperties: false`), not dropped unsent.
 """
 
@@ -24,7 +25,9 @@ from mcpgen.openapi.refs import dereferenced, mapping
 from mcpgen.openapi.schemas import Schemas
 from mcpgen.spec.upstream_format import PATH_TEMPLATE
 
-_BODY_TYPES = ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
+_MULTIPART = "multipart/form-data"
+_BODY_TYPES = ("application/json", "application/x-www-form-urlencoded", _MULTIPART)
+_BASE64 = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 _UNFLATTENED = ("allOf", "anyOf", "oneOf", "not", "if", "patternProperties", "$ref", "$recursiveAnchor")
 _BINARY_PREFIXES = ("image/", "audio/", "video/", "application/octet-stream", "application/pdf", "application/zip")
@@ -107,21 +110,28 @@ def _add_parameters(arguments: _Arguments, schemas: Schemas, listed: list[dict[s
         schema = _parameter_schema(schemas, parameter)
         arguments.add(
             key,
-            _non_empty(schema) if place == "path" else schema,
+            _one_segment(schema) if place == "path" else schema,
             where,
             place == "path" or parameter.get("required") is True,
         )
 
 
-def _non_empty(schema: Any) -> Any:
-    """A path parameter's string schema with `minLength: 1`: an empty value leaves an empty
-    path segment (`/repos//issues`), which names another resource or none, so the API
-    refuses it whatever its schema says (a `format` or `pattern` may let "" through)."""
+def _one_segment(schema: Any) -> Any:
+    """A path parameter's string schema, kept to values that stay one path segment. An empty
+    value leaves an empty segment (`/repos//issues`) and `.` or `..` is a dot segment, which
+    URLs normalise away (WHATWG URL parsers do even when it is sent as `%2E`): each names
+    another resource or none, so the API refuses it whatever its schema says (a `format` or
+    `pattern` may let it through). Such a string gets `minLength: 1` (unless its schema says
+    more) and `not: {enum: [".", ".."]}`."""
     kind = schema.get("type") if isinstance(schema, dict) else None
     is_string = kind == "string" or (isinstance(kind, list) and "string" in kind)
-    if not is_string or any(key in schema for key in ("minLength", "enum", "const")):
+    if not is_string or any(key in schema for key in ("enum", "const")):
         return schema
-    return {**schema, "minLength": 1}
+    shortest = schema.get("minLength")
+    kept = dict(schema) if isinstance(shortest, int) else {**schema, "minLength": 1}
+    if (shortest if isinstance(shortest, int) else 1) < 3 and "not" not in kept:
+        kept["not"] = {"enum": [".", ".."]}
+    return kept
 
 
 def _flattenable(body: Any, required: bool, taken: dict[str, Any]) -> bool:
@@ -152,8 +162,13 @@ def _add_body(arguments: _Arguments, schemas: Schemas, data: dict[str, Any], ope
     if _flattenable(resolved, required, arguments.properties):
         converted = schemas.convert(resolved, "input")
         needed = converted.get("required", []) if required else []
+        encodings = mapping(media[chosen].get("encoding")) if isinstance(media[chosen], dict) else {}
         for name, schema in converted.get("properties", {}).items():
-            arguments.add(name, schema, {"in": "body", "name": name}, name in needed)
+            place: dict[str, Any] = {"in": "body", "name": name}
+            file = _file_type(data, resolved["properties"][name], encodings.get(name)) if chosen == _MULTIPART else None
+            if file is not None and isinstance(schema, dict):
+                schema, place["file"] = _base64_file(schema, file), file
+            arguments.add(name, schema, place, name in needed)
     else:
         key = "request_body" if "body" in arguments.properties else "body"
         schema = schemas.convert(raw, "input")
@@ -162,6 +177,40 @@ def _add_body(arguments: _Arguments, schemas: Schemas, data: dict[str, Any], ope
             schema = {**schema, "description": description}
         arguments.add(key, schema, {"in": "body"}, required)
     return "application/json" if _is_json(chosen) else chosen
+
+
+def _file_type(data: dict[str, Any], schema: Any, encoding: Any) -> str | None:
+    """The media type of a multipart property that is a file (None: a field): 3.0's
+    `format: binary`, or 3.1's `contentMediaType` without a `contentEncoding` (items of an
+    array alike). The type is the `encoding`'s `contentType` (its first), else the schema's
+    `contentMediaType`, else application/octet-stream."""
+    target = dereferenced(data, schema)
+    if isinstance(target, dict) and target.get("type") == "array":
+        target = dereferenced(data, target.get("items"))
+    if not isinstance(target, dict):
+        return None
+    if target.get("format") != "binary" and not ("contentMediaType" in target and "contentEncoding" not in target):
+        return None
+    declared = mapping(encoding).get("contentType") or target.get("contentMediaType")
+    first = str(declared).split(",")[0].strip() if declared else ""
+    return first if first and "*" not in first else "application/octet-stream"
+
+
+def _base64_file(schema: dict[str, Any], media_type: str) -> dict[str, Any]:
+    """A file argument's schema: its content in base64 (JSON carries no bytes), the grammar
+    enforced so that a value the forwarder could not decode is refused with the others."""
+    if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        return {**schema, "items": _base64_file(schema["items"], media_type)}
+    kept: dict[str, Any] = {key: schema[key] for key in ("title", "deprecated") if key in schema}
+    description = str(schema.get("description") or "").strip()
+    return {
+        "type": "string",
+        "contentEncoding": "base64",
+        "contentMediaType": media_type,
+        "pattern": _BASE64,
+        "description": (description + "\n\n" if description else "") + f"The file's content ({media_type}), base64.",
+        **kept,
+    }
 
 
 def _success(data: dict[str, Any], operation: dict[str, Any]) -> Any:
@@ -205,7 +254,7 @@ def tool_entry(schemas: Schemas, data: dict[str, Any], found: Operation, securit
     declared = {place.get("name", key) for key, place in arguments.places.items() if place["in"] == "path"}
     for name in PATH_TEMPLATE.findall(found.path):
         if name not in declared:  # documents forget to declare some; the path needs them all
-            arguments.add(name if name not in arguments.properties else f"path_{name}", {"type": "string", "minLength": 1},
+            arguments.add(name if name not in arguments.properties else f"path_{name}", _one_segment({"type": "string"}),
                           {"in": "path", "name": name}, True)  # fmt: skip
     body = _add_body(arguments, schemas, data, operation)
     entry: dict[str, Any] = {}

@@ -25,6 +25,7 @@ class UpstreamArgument:
     name: str | None  # None only for the whole body
     style: str | None = None
     explode: bool | None = None
+    file: str | None = None  # a multipart file part of this media type, given in base64
 
     def document(self) -> dict[str, Json]:
         document: dict[str, Json] = {"in": self.location}
@@ -34,6 +35,8 @@ class UpstreamArgument:
             document["style"] = self.style
         if self.explode is not None:
             document["explode"] = self.explode
+        if self.file is not None:
+            document["file"] = self.file
         return document
 
 
@@ -95,12 +98,13 @@ def server_upstream(value: Json) -> ServerUpstream | None:
 def _argument(key: str, value: dict[str, Json]) -> UpstreamArgument:
     location = str(value.get("in", "query"))
     name = value.get("name")
-    style, explode = value.get("style"), value.get("explode")
+    style, explode, file = value.get("style"), value.get("explode"), value.get("file")
     return UpstreamArgument(
         location=location,
         name=name if isinstance(name, str) else None if location == "body" else key,
         style=style if isinstance(style, str) else None,
         explode=explode if isinstance(explode, bool) else None,
+        file=file if isinstance(file, str) else None,
     )
 
 

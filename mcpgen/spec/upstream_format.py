@@ -81,6 +81,11 @@ _ARGUMENT: dict[str, Json] = {
         },
         "style": {"enum": list(PARAMETER_STYLES)},
         "explode": {"type": "boolean"},
+        "file": {
+            "type": "string",
+            "description": "A multipart body property that is a file: the argument is the file's content in "
+            "base64 (its inputSchema says `contentEncoding: base64`), sent as a file part of this media type.",
+        },
     },
     "required": ["in"],
     "additionalProperties": False,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
+import mimetypes
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -52,11 +53,16 @@ class Argument:
     name: str | None  # None: the whole body
     style: str | None = None
     explode: bool | None = None
+    file: str | None = None  # a multipart file part of this media type, given in base64
 
     @classmethod
     def from_document(cls, entry: Mapping[str, Any]) -> Argument:
         return cls(
-            entry["in"], entry.get("name"), entry.get("style"), entry.get("explode")
+            entry["in"],
+            entry.get("name"),
+            entry.get("style"),
+            entry.get("explode"),
+            entry.get("file"),
         )
 
     @property
@@ -132,8 +138,12 @@ class Request:
     # travel in the query, and a password in the base URL.
     shown_url: str = ""
     content: bytes | None = None
-    # multipart/form-data: name -> (filename, value, content type), as httpx takes them
-    files: list[tuple[str, tuple[None, str, str | None]]] | None = None
+    # multipart/form-data: name -> (file name, value, content type), as httpx takes them
+    files: list[tuple[str, tuple[str | None, str | bytes, str | None]]] | None = None
+
+
+class ArgumentError(ValueError):
+    """An argument that cannot be sent as its place asks (a file that is not base64)."""
 
 
 def build_request(
@@ -154,6 +164,7 @@ def build_request(
     headers = {"accept": operation.accept}
     cookies: list[str] = []
     body: dict[str, Any] = {}
+    files: dict[str, str] = {}  # body property -> the media type of its file part
     whole_body: Any = None
     for key, value in arguments.items():
         argument = operation.arguments.get(key)
@@ -164,6 +175,8 @@ def build_request(
                 whole_body = value
             else:
                 body[argument.name] = value
+                if argument.file is not None:
+                    files[argument.name] = argument.file
         elif value is None:
             continue  # null: leave the parameter out
         elif argument.location == "path":
@@ -189,7 +202,7 @@ def build_request(
         _set_body(request, operation.body or "application/json", whole_body)
     elif operation.body is not None and (body or operation.object_body):
         # An object body is sent even when no property of it is given: `{}`.
-        _set_body(request, operation.body, body)
+        _set_body(request, operation.body, body, files)
     return request
 
 
@@ -280,7 +293,9 @@ def _query_pairs(argument: Argument, value: Any) -> list[str]:
 # --- bodies ------------------------------------------------------------------------------
 
 
-def _set_body(request: Request, media_type: str, body: Any) -> None:
+def _set_body(
+    request: Request, media_type: str, body: Any, files: Mapping[str, str] | None = None
+) -> None:
     if media_type == "application/x-www-form-urlencoded":
         pairs = []
         for key, value in (body if isinstance(body, dict) else {}).items():
@@ -289,17 +304,45 @@ def _set_body(request: Request, media_type: str, body: Any) -> None:
         request.content = "&".join(pairs).encode()
         request.headers["content-type"] = media_type
     elif media_type == "multipart/form-data":
-        # Every field a part without a file name; httpx writes the boundary.
+        # A field is a part without a file name, a file one with a name and its media
+        # type; httpx writes the boundary.
         request.files = []
+        files = files or {}
         for key, value in (body if isinstance(body, dict) else {}).items():
             items = value if isinstance(value, list) else [value]
             for item in items:
+                if key in files:
+                    part = (
+                        _file_name(key, files[key]),
+                        _decoded(key, item),
+                        files[key],
+                    )
+                    request.files.append((key, part))
+                    continue
                 json_part = isinstance(item, dict | list)
                 part_type = "application/json" if json_part else None
                 request.files.append((key, (None, _form_text(item), part_type)))
     else:
         request.content = json.dumps(body, ensure_ascii=False).encode()
         request.headers["content-type"] = media_type
+
+
+def _decoded(key: str, value: Any) -> bytes:
+    try:
+        return base64.b64decode(str(value), validate=True)
+    except ValueError:
+        raise ArgumentError(f"the file '{key}' is not base64") from None
+
+
+# The standard library's own table only: the system's mime.types differ between machines.
+_MEDIA_TYPES = mimetypes.MimeTypes(filenames=())
+
+
+def _file_name(key: str, media_type: str) -> str:
+    """The part's file name: the property's, with the media type's usual extension, since
+    many APIs tell a file's format by it (`file.png`)."""
+    extension = _MEDIA_TYPES.guess_extension(media_type.split(";")[0].strip()) or ""
+    return key + extension
 
 
 def _form_text(value: Any) -> str:

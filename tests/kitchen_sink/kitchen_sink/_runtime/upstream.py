@@ -7,7 +7,9 @@ HTTP client, made on the first call. A call becomes one request; its answer beco
 tool's result: a 2xx JSON body the tool's output model (or, for a tool without an
 outputSchema, its text), a binary body an embedded resource (a blob), and a 4xx or 5xx
 a `ToolError`, so the client gets an `isError` result carrying the status and the API's
-own message. Only idempotent methods are retried, a bounded number of times with backoff,
+own message. A JSON answer outside the tool's outputSchema (an API that strays from its
+own document) is a `ToolError` too, naming where it strays: the server would refuse to
+serve it anyway, and the caller learns that the API, not the call, was wrong. Only idempotent methods are retried, a bounded number of times with backoff,
 on a connection that failed or a 502, 503 or 504. The MCP caller's own credentials never
 reach the API: the request is made from the arguments and the environment alone.
 
@@ -31,7 +33,15 @@ from pydantic import BaseModel, RootModel, ValidationError
 from .content import ToolContent, embedded_resource
 from .errors import ToolError
 from .log import logger
-from .upstream_requests import Operation, Request, build_request, without_secrets
+from .package_data import schema_document
+from .upstream_requests import (
+    ArgumentError,
+    Operation,
+    Request,
+    build_request,
+    without_secrets,
+)
+from .validation import ArgumentsTooCostly, Report, SchemaValidators
 
 if TYPE_CHECKING:
     import httpx2 as httpx
@@ -83,9 +93,12 @@ class Upstream:
         url: str | None = None,
         settings: UpstreamSettings | None = None,
         environment: Mapping[str, str] | None = None,
+        output_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """`url` overrides MCP_UPSTREAM_URL and the document's; `environment` (default
-        os.environ) holds MCP_UPSTREAM_URL and the credentials."""
+        os.environ) holds MCP_UPSTREAM_URL and the credentials; `output_schemas` (tool
+        name -> outputSchema, as served) are what the API's answers are checked against
+        (`from_package` gives schema.json's)."""
         self.environment = os.environ if environment is None else environment
         chosen = url or self.environment.get(URL_VARIABLE) or document.get("url")
         if not chosen:
@@ -101,14 +114,20 @@ class Upstream:
             for name, entry in document.get("tools", {}).items()
         }
         self._client: httpx.AsyncClient | None = None
+        self._output_validators = SchemaValidators(output_schemas or {})
+        self._checked = frozenset(output_schemas or ())
 
     @classmethod
     def from_package(cls, package: str | None, **options: Any) -> Upstream:
         """The API of `package`'s upstream.json (`__package__` of a generated module)."""
         document = upstream_document(package) if package else None
-        if document is None:
+        if document is None or package is None:
             raise ValueError(f"package {package!r} has no {UPSTREAM_FILE}")
-        return cls(document, **options)
+        listed = schema_document(package).get("tools/list", {}).get("tools", [])
+        schemas = {
+            t["name"]: t["outputSchema"] for t in listed if t.get("outputSchema")
+        }
+        return cls(document, **{"output_schemas": schemas, **options})
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -118,18 +137,28 @@ class Upstream:
     # What the generated ForwardingHandlers call, by the kind of the tool's output.
 
     async def call_model(
-        self, tool: str, args: BaseModel, output: type[ModelT]
+        self, tool: str, args: BaseModel, output: type[ModelT], *, wrapped: bool = False
     ) -> ModelT:
-        """Call `tool`; its JSON answer as an instance of `output` (an object outputSchema)."""
+        """Call `tool`; its JSON answer as an instance of `output` (`wrapped`: the answer
+        is served as `{"result": ...}`, the outputSchema not being an object)."""
         data = await self._json(tool, args)
-        return _validated(output, {} if data is None else data, tool)
+        data = {} if data is None else data
+        self._check(tool, {"result": data} if wrapped else data)
+        return _validated(output, data, tool)
 
     async def call_root(
-        self, tool: str, args: BaseModel, output: type[RootModel[ValueT]]
+        self,
+        tool: str,
+        args: BaseModel,
+        output: type[RootModel[ValueT]],
+        *,
+        wrapped: bool = False,
     ) -> ValueT:
-        """Call `tool`; its JSON answer as the value of root model `output` (a
-        non-object outputSchema, served wrapped as `{"result": ...}`)."""
-        return _validated(output, await self._json(tool, args), tool).root
+        """Call `tool`; its JSON answer as the value of root model `output` (`wrapped`:
+        as for `call_model`)."""
+        data = await self._json(tool, args)
+        self._check(tool, {"result": data} if wrapped else data)
+        return _validated(output, data, tool).root
 
     async def call_content(self, tool: str, args: BaseModel) -> ToolContent:
         """Call `tool` (no outputSchema); its answer as text, or as an embedded
@@ -142,6 +171,22 @@ class Upstream:
         if not body:
             return f"{response.status_code} {response.reason_phrase}".strip()
         return body.decode("utf-8", "replace")
+
+    def _check(self, tool: str, served: Any) -> None:
+        """Refuse an answer outside the tool's outputSchema, as the client would: the
+        models alone do not hold every keyword (`maxProperties`, `oneOf`'s "exactly one").
+        """
+        if tool not in self._checked:
+            return
+        try:
+            report = self._output_validators[tool].violations(served)
+        except ArgumentsTooCostly:
+            report = Report(["$: its patterns cannot be checked in time"])
+        if report:
+            raise ToolError(
+                f"The API's answer to {tool!r} does not match the tool's outputSchema: "
+                + "; ".join(report.lines[:5])
+            )
 
     # The request and its answer
 
@@ -166,9 +211,17 @@ class Upstream:
         requirements = (
             self.security if operation.security is None else operation.security
         )
-        request = build_request(
-            operation, self.url, arguments, requirements, self.schemes, self.environment
-        )
+        try:
+            request = build_request(
+                operation,
+                self.url,
+                arguments,
+                requirements,
+                self.schemes,
+                self.environment,
+            )
+        except ArgumentError as exc:
+            raise ToolError(f"The call cannot be sent: {exc}.") from None
         response, body = await self._exchange(operation, request)
         if response.status_code >= 400:
             raise ToolError(_failure(response, body, self.settings))
