@@ -5,17 +5,18 @@
 
 (`oai` is all six of the OpenAPI Initiative's examples; `oai/petstore` one of them.)
 
-For each document, one Prism mock (`prism mock --ignoreExamples`: answers sampled from the
-response schemas, the same on every run; it refuses requests its document does not allow)
-serves as the API, and each side makes an MCP server of the document in
+For each document, one Prism mock (`prism mock --dynamic`: answers made from the response
+schemas, afresh for each request; it refuses requests its document does not allow) serves as
+the API, and each side makes an MCP server of the document in
 front of it: mcpgen by `mcpgen import --openapi`, `mcpgen build` and `python -m PACKAGE
 --http`; FastMCP 4.2.3 by `FastMCP.from_openapi(openapi_spec=..., client=httpx2.AsyncClient(
 base_url=prism))`, in a venv of its own under .ci/_work/ (FastMCP pins its own `mcp`; the
 script makes the venv on first run, from PyPI). The same client then lists the tools and
 calls each with `--examples` arguments hypothesis makes from the tool's own inputSchema
-(tests/openapi_harness.py). The table: tools, tools that answer every call, cold start
-(process start to the first tools/list answer) and the tools/list size; then each failure
-with its reason. The documents: tests/openapi/README.md.
+(tests/openapi_harness.py); a call that failed while Prism logged that its own answer broke
+the document is drawn again, up to 4 times. The table: tools, tools that answer every call,
+calls drawn again, cold start (process start to the first tools/list answer) and the
+tools/list size; then each failure with its reason. The documents: tests/openapi/README.md.
 """
 
 from __future__ import annotations
@@ -84,10 +85,10 @@ def documents(chosen: list[str]) -> list[tuple[str, Path]]:
 
 
 def table(reports: list[Report]) -> str:
-    rows = [("document", "server", "tools", "answering", "success", "cold start", "tools/list")]
+    rows = [("document", "server", "tools", "answering", "success", "drawn again", "cold start", "tools/list")]
     for report in reports:
         if report.problem:
-            rows.append((report.document, report.server, "-", "-", "not served", "-", "-"))
+            rows.append((report.document, report.server, "-", "-", "not served", "-", "-", "-"))
             continue
         rows.append(
             (
@@ -96,6 +97,7 @@ def table(reports: list[Report]) -> str:
                 str(report.tools),
                 str(report.answering),
                 f"{report.success:.1f} %",
+                str(report.redrawn),
                 f"{report.cold_start:.2f} s",
                 f"{report.list_bytes:,} B",
             )

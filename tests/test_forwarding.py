@@ -50,8 +50,12 @@ def answer(request: Recorded) -> Answer:
         return Answer(404, b'{"title": "Not Found", "detail": "no pet 404"}', "application/problem+json")
     if request.path == "/v1/pets/503":
         return Answer(503, b'{"message": "try later"}')
+    if request.path.endswith("/photo") and request.method == "POST":
+        return Answer(201, b"")
     if request.path.endswith("/photo"):
         return Answer(body=PNG, content_type="image/png")
+    if request.path == "/v1/pets/crowded":  # more labels than the document's maxProperties
+        return Answer(body=b'{"id": 8, "name": "Rex", "labels": {"a": 1, "b": 2, "c": 3}}')
     if request.method == "DELETE":
         return Answer(204, b"")
     if request.path == "/v1/pets" and request.method == "GET":
@@ -220,7 +224,14 @@ async def test_python_m_package_forwards_calls(transport: str, mode: str, packag
         assert busy.is_error and busy.content == [
             types.TextContent(text="The API answered 503 Service Unavailable: try later")
         ]
-    get_pet, list_pets, add_pet, photo_, delete, not_found, *retried = fresh.requests
+        # An API straying from its document: an isError saying where (the model alone would let it by).
+        crowded = await client.call_tool("get_pet", {"petId": "crowded"})
+        assert crowded.is_error and isinstance(text := crowded.content[0], types.TextContent)
+        assert text.text.startswith("The API's answer to 'get_pet' does not match the tool's outputSchema: $.labels: ")
+        picture = base64.b64encode(PNG).decode()
+        uploaded = await client.call_tool("upload_photo", {"petId": 1, "photo": picture, "caption": "new"})
+        assert not uploaded.is_error and uploaded.content == [types.TextContent(text="201 Created")]
+    get_pet, list_pets, add_pet, photo_, delete, not_found, *retried, crowded_, upload = fresh.requests
     assert (get_pet.method, get_pet.path, get_pet.query) == ("GET", "/v1/pets/a%2Fb%20c", "verbose=true&fields=id,name")
     assert (get_pet.headers["x-trace"], get_pet.headers["cookie"]) == ("t1", "session=s1")
     assert get_pet.headers["x-api-key"] == "key-1"
@@ -232,6 +243,10 @@ async def test_python_m_package_forwards_calls(transport: str, mode: str, packag
     assert (delete.method, delete.path) == ("DELETE", "/v1/pets/1")
     assert not_found.path == "/v1/pets/404"
     assert [r.path for r in retried] == ["/v1/pets/503"] * 3  # a GET: retried, then the error
+    assert crowded_.path == "/v1/pets/crowded"
+    assert (upload.path, upload.headers["content-type"].split(";")[0]) == ("/v1/pets/1/photo", "multipart/form-data")
+    assert b'name="photo"; filename="photo.png"\r\nContent-Type: image/png\r\n\r\n' + PNG + b"\r\n" in upload.body
+    assert b'name="caption"\r\n\r\nnew\r\n' in upload.body
     for request in fresh.requests:  # the caller's own token never reaches the API
         assert request.headers.get("authorization") in (None, "Bearer token-2")
 
