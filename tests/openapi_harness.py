@@ -93,7 +93,7 @@ class Report:
         lines = [
             f"{self.document} [{self.server}]: {self.answering}/{self.tools} tools answer ({self.success:.1f} %), "
             f"cold start {self.cold_start:.2f} s, tools/list {self.list_bytes} bytes, "
-            f"{self.redrawn} calls drawn again (the mock answered outside its document)"
+            f"{self.redrawn} calls drawn again (the mock at fault)"
         ]
         if self.failures():
             lines.append("  failures by kind: " + ", ".join(f"{kind}: {count}" for kind, count in self.kinds().items()))
@@ -423,8 +423,7 @@ async def exercise(
                 outcome.calls += 1
                 for draw in range(1 + REDRAWS):
                     failure, said = await _call(client, mock, tool.name, value)
-                    # Prism logs a violation of its own answer: that draw tested the mock, not the tool.
-                    if failure is None or draw == REDRAWS or "violation: response" not in said.lower():
+                    if failure is None or draw == REDRAWS or not mock_at_fault(said):
                         break
                     outcome.redrawn += 1
                 if failure is None:
@@ -437,9 +436,20 @@ async def exercise(
 
 
 REDRAWS = 4
-"""Times a call is made again when it failed and Prism logged that its own answer broke the
-document: dynamic answers are drawn afresh for each request, so a tool is judged on an answer
-the document allows. A tool still failing after them fails, with Prism's words as its reason."""
+"""Times a call is made again when it failed and Prism's log says the mock was at fault
+(`mock_at_fault`): dynamic answers are drawn afresh for each request, so a tool is judged on
+an answer the document allows. A tool still failing after them fails, with Prism's words as
+its reason."""
+
+
+def mock_at_fault(said: str) -> bool:
+    """Whether Prism's log of a call says the mock, not the request, failed: it logged its own
+    answer as breaking the document ("Violation: response..."), or crashed making it (a
+    JavaScript error, "terminated with error: Error: TypeError...", where its refusals of a
+    request name a Prism error page instead). The arguments, which could hold any text, are
+    not in `said`."""
+    text = said.lower()
+    return "violation: response" in text or "terminated with error: error:" in text
 
 
 async def _call(client: Any, mock: Mock, tool: str, value: dict[str, Any]) -> tuple[str | None, str]:

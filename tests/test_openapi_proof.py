@@ -19,6 +19,7 @@ from openapi_documents import SOURCES, oai_examples, real_document, selected
 from openapi_harness import (
     answers_need_examples,
     failure_kind,
+    mock_at_fault,
     prism_mock,
     run_mcpgen_side,
 )
@@ -117,6 +118,20 @@ def test_a_refused_answer_is_the_mock_s_only_when_prism_logged_the_violation() -
     assert failure_kind("The API answered 422 Unprocessable Entity: Invalid request (arguments {})") == (
         "request refused by the mock (422: outside the document)"
     )
+
+
+def test_a_call_is_drawn_again_only_when_prism_s_log_blames_the_mock() -> None:
+    assert mock_at_fault("[VALIDATOR] ✖ error Violation: response.body.x Response body property x must be > 0")
+    assert mock_at_fault(
+        "[HTTP SERVER] post /responses/0/cancel ✖ error Request terminated with error: Error: TypeError: "
+        "Cannot read properties of undefined (reading 'items')"
+    )
+    # Prism refusing the request is the request's fault: the same call would be refused again.
+    assert not mock_at_fault(
+        "[VALIDATOR] ✖ error Request body property expires_after must be object | [HTTP SERVER] post /files ✖ "
+        "error Request terminated with error: https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY"
+    )
+    assert not mock_at_fault("")
 
 
 def test_static_mode_is_chosen_for_documents_with_answers_without_schemas() -> None:
