@@ -446,10 +446,11 @@ def mock_at_fault(said: str) -> bool:
     """Whether Prism's log of a call says the mock, not the request, failed: it logged its own
     answer as breaking the document ("Violation: response..."), or crashed making it (a
     JavaScript error, "terminated with error: Error: TypeError...", where its refusals of a
-    request name a Prism error page instead). The arguments, which could hold any text, are
-    not in `said`."""
+    request name a Prism error page instead), and found nothing wrong with the request, which
+    would be refused again. The arguments, which could hold any text, are not in `said`."""
     text = said.lower()
-    return "violation: response" in text or "terminated with error: error:" in text
+    refused = re.search(r"✖ error request (?!terminated)", text) or "violation: request" in text
+    return not refused and ("violation: response" in text or "terminated with error: error:" in text)
 
 
 async def _call(client: Any, mock: Mock, tool: str, value: dict[str, Any]) -> tuple[str | None, str]:

@@ -131,6 +131,10 @@ def test_a_call_is_drawn_again_only_when_prism_s_log_blames_the_mock() -> None:
         "[VALIDATOR] ✖ error Request body property expires_after must be object | [HTTP SERVER] post /files ✖ "
         "error Request terminated with error: https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY"
     )
+    assert not mock_at_fault(
+        "[VALIDATOR] ✖ error Violation: request.path Request path must have required property 'gist_id' | "
+        "[VALIDATOR] ✖ error Violation: response.body.message Response body property message must be string"
+    )
     assert not mock_at_fault("")
 
 
