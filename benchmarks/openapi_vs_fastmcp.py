@@ -15,8 +15,8 @@ script makes the venv on first run, from PyPI). The same client then lists the t
 calls each with `--examples` arguments hypothesis makes from the tool's own inputSchema
 (tests/openapi_harness.py); a call that failed while Prism logged that its own answer broke
 the document is drawn again, up to 4 times. The table: tools, tools that answer every call,
-calls drawn again, cold start (process start to the first tools/list answer) and the
-tools/list size; then each failure with its reason. The documents: tests/openapi/README.md.
+calls drawn again, cold start (process start to the first tools/list answer, the median of
+`--starts` processes) and the tools/list size; then each failure with its reason. The documents: tests/openapi/README.md.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from openapi_harness import (  # noqa: E402
     proof_folder,
     run_mcpgen_side,
     served,
+    timed_starts,
 )
 
 FASTMCP = "fastmcp==4.2.3"
@@ -59,19 +60,24 @@ def fastmcp_python() -> Path:
     return python
 
 
-def run_fastmcp_side(document: Path, name: str, mock: Mock, folder: Path, examples: int) -> Report:
+def run_fastmcp_side(document: Path, name: str, mock: Mock, folder: Path, examples: int, starts: int) -> Report:
     as_json = (
         folder / f"{name.replace('/', '-')}.json"
     )  # FastMCP takes the document as a dict; JSON keeps its dates strings
     as_json.write_text(json.dumps(loaded(document.read_bytes(), document.name)), encoding="utf-8")
     port = free_port()
-    command = [str(fastmcp_python()), str(FASTMCP_SERVER), str(as_json), mock.url, str(port)]
+
+    def command(port: int) -> list[str]:
+        return [str(fastmcp_python()), str(FASTMCP_SERVER), str(as_json), mock.url, str(port)]
+
     environment = dict(os.environ, PROOF_CREDENTIALS=json.dumps(client_credentials(document)))
     try:
-        with served(command, port, environment, folder) as server:
-            return asyncio.run(exercise(server, name, "FastMCP", mock, examples))
+        with served(command(port), port, environment, folder) as server:
+            report = asyncio.run(exercise(server, name, "FastMCP", mock, examples))
+        timed_starts(command, environment, folder, report, starts)
     except (RuntimeError, TimeoutError) as error:
         return Report(name, "FastMCP", problem=str(error)[-1500:])
+    return report
 
 
 def documents(chosen: list[str]) -> list[tuple[str, Path]]:
@@ -111,6 +117,7 @@ def main() -> None:
     parser.add_argument("--documents", default=",".join([source.name for source in SOURCES] + ["oai"]))
     parser.add_argument("--examples", type=int, default=3, help="calls per tool (default 3)")
     parser.add_argument("--sides", default="mcpgen,fastmcp")
+    parser.add_argument("--starts", type=int, default=5, help="cold starts per server, the median shown (default 5)")
     options = parser.parse_args()
     sides = options.sides.split(",")
     folder = proof_folder()
@@ -118,10 +125,12 @@ def main() -> None:
     for name, document in documents(options.documents.split(",")):
         with prism_mock(document, folder) as mock:
             if "mcpgen" in sides:
-                reports.append(run_mcpgen_side(document, name, mock, folder / "mcpgen", options.examples))
+                reports.append(
+                    run_mcpgen_side(document, name, mock, folder / "mcpgen", options.examples, options.starts)
+                )
                 print(reports[-1].summary(), flush=True)
             if "fastmcp" in sides:
-                reports.append(run_fastmcp_side(document, name, mock, folder, options.examples))
+                reports.append(run_fastmcp_side(document, name, mock, folder, options.examples, options.starts))
                 print(reports[-1].summary(), flush=True)
     print(f"\nOpenAPI proof: every tool called with {options.examples} generated arguments through a Prism mock\n")
     print(table(reports))

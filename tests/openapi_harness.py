@@ -18,11 +18,12 @@ import base64
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -465,7 +466,30 @@ async def _call(client: Any, mock: Mock, tool: str, value: dict[str, Any]) -> tu
     return failure, (mock.violations_since(mark) if failure is not None else "")
 
 
-def run_mcpgen_side(document: Path, name: str, mock: Mock, folder: Path, examples: int = 3) -> Report:
+def timed_starts(command: Callable[[int], list[str]], environment: dict[str, str], folder: Path, report: Report, runs: int) -> None:
+    """Make `report.cold_start` the median of `runs` starts: the exercised one and `runs - 1`
+    fresh processes, each timed from its start to its first tools/list answer (one start
+    varies by seconds on a shared machine)."""
+    times = [report.cold_start]
+    for _ in range(runs - 1):
+        port = free_port()
+        with served(command(port), port, environment, folder) as server:
+            asyncio.run(_first_list(server.url))
+            times.append(time.monotonic() - server.started)
+    report.cold_start = statistics.median(times)
+
+
+async def _first_list(url: str) -> None:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with Client(streamable_http_client(url)) as client:
+        await client.list_tools()
+
+
+def run_mcpgen_side(
+    document: Path, name: str, mock: Mock, folder: Path, examples: int = 3, starts: int = 1
+) -> Report:
     """The whole mcpgen side for one document: import, build, serve, exercise."""
     package = f"api_{re.sub(r'[^a-z0-9]+', '_', name.lower())}"
     try:
@@ -478,7 +502,9 @@ def run_mcpgen_side(document: Path, name: str, mock: Mock, folder: Path, example
     port = free_port()
     environment = dict(os.environ, PYTHONPATH=str(output), MCP_UPSTREAM_URL=mock.url, **upstream_environment(document))
     with served(mcpgen_command(package, port), port, environment, output) as server:
-        return asyncio.run(exercise(server, name, "mcpgen", mock, examples))
+        report = asyncio.run(exercise(server, name, "mcpgen", mock, examples))
+    timed_starts(lambda port: mcpgen_command(package, port), environment, output, report, starts)
+    return report
 
 
 def proof_folder() -> Path:
