@@ -14,7 +14,9 @@ by id (path), create (JSON body). Each round, in fresh processes and a fresh mcp
   - `datamodel-codegen --input-file-type jsonschema` on `{"$defs": ...}` holding exactly the
     schemas mcpgen makes models of (one input and one output model per tool, and the
     definitions), as benchmarks/generation.py measures it.
-The goal: import + build within 2x datamodel-codegen. Wall and CPU times (the process's and
+The goal: import + build within 2x datamodel-codegen on the same schemas (the second run: the
+document run makes a model per component and operation part, about a third as many classes, so
+its ratio is shown beside for scale). Wall and CPU times (the process's and
 its workers') are medians over rounds; on a shared machine the CPU ratio is the steadier.
 """
 
@@ -167,6 +169,7 @@ def main() -> None:
                      str(work / "same_models.py")], cwd=work,
                 )  # fmt: skip
             )
+        classes = {name: _classes(work / f"{name}_models.py") for name in ("same", "codegen")}
     rows = []
     for measure in ("wall", "cpu"):
         values = {name: median([getattr(run, measure) for run in taken]) for name, taken in runs.items()}
@@ -190,9 +193,17 @@ def main() -> None:
         ],
         rows,
     )
+    print(
+        f"models: {classes['same']} classes from mcpgen's schemas (an input and an output per tool, and the "
+        f"definitions), {classes['codegen']} from the document"
+    )
     wall = {name: median([run.wall for run in taken]) for name, taken in runs.items()}
-    met = "met" if wall["import"] + wall["build"] <= GOAL * wall["dmcg (openapi)"] else "missed"
-    print(f"goal: import + build within {GOAL:g}x datamodel-codegen on the document (wall): {met}")
+    met = "met" if wall["import"] + wall["build"] <= GOAL * wall["dmcg (mcpgen's models)"] else "missed"
+    print(f"goal: import + build within {GOAL:g}x datamodel-codegen on the same schemas (wall): {met}")
+
+
+def _classes(module: Path) -> int:
+    return sum(line.startswith("class ") for line in module.read_text().splitlines())
 
 
 if __name__ == "__main__":

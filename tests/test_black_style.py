@@ -87,6 +87,20 @@ def test_statements_are_written_as_black_writes_them(statement: str) -> None:
     _assert_written_like_black(f"class Model(BaseModel):\n{textwrap.indent(statement, '    ')}\n")
 
 
+@pytest.mark.parametrize("length", [5, 38, 60, 90])
+def test_a_long_call_then_an_attribute_is_split_at_the_call_s_bracket(length: int) -> None:
+    """The typed client's `return _client.output_value(...).root`: without it a 1,000-tool
+    package sent 750 statements to black."""
+    name = "list_" + "x" * length
+    _assert_written_like_black(
+        f"def f():\n    return _client.output_value({name!r}, result, _models.Out, wrapped=True).root\n"
+        f"    x = _client.output_value({name!r}, [1, 2], {{'a': {name!r}}}).root\n"
+    )
+    # A long chain of calls is black's to split: which bracket it picks there depends on more.
+    chain = f"def f():\n    return a.b({name!r}).c({name!r}, d).root\n"
+    _assert_written_like_black(chain, by_black=int(len(chain.splitlines()[1]) > 88))
+
+
 def test_a_long_signature_goes_below_the_parenthesis_or_one_parameter_per_line() -> None:
     text = textwrap.dedent(
         """\

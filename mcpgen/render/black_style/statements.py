@@ -67,6 +67,11 @@ class Writer(Expressions):
             return self.split(indent, prefix, value, "")
         if isinstance(value, ast.Await) and isinstance(value.value, ast.Call) and self.splittable(value.value):
             return self.split(indent, prefix + "await ", value.value, "")
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Call) and self.splittable(value.value):
+            # `call(...).name`: the call's bracket is the last one, split with the name after it.
+            if isinstance(value.value.func, ast.Attribute) and isinstance(value.value.func.value, ast.Call):
+                raise Unsupported("a chain of calls")  # black's choice of bracket differs there
+            return self.split(indent, prefix, value.value, "." + value.attr)
         raise Unsupported("a long value")
 
     def _annotated(self, indent: str, prefix: str, annotation: ast.expr, value: ast.expr | None, end: str) -> list[str]:
