@@ -99,4 +99,5 @@ def test_authorization_prints_its_table() -> None:
 def test_openapi_import_prints_its_table() -> None:
     output = _run("openapi_import.py", "--operations", "8")
     assert "openapi import: 8 operations" in output
-    assert "goal: import + build within 2x datamodel-codegen on the document (wall):" in output
+    assert "goal: import + build within 2x datamodel-codegen on the same schemas (wall):" in output
+    assert "classes from mcpgen's schemas" in output
