@@ -369,6 +369,26 @@ async def test_an_answer_outside_the_output_schema_is_a_tool_error_even_where_th
     await forwarding.aclose()
 
 
+async def test_an_answer_s_backtracking_patterns_are_checked_within_the_budget(fresh: RecordingApi) -> None:
+    """A pattern with a backreference runs in the budgeted engine: an answer that would hold
+    the event loop past `UpstreamSettings.pattern_budget` is refused, not checked at length."""
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"pattern": "^(a|b)\\1$"}}}
+    fresh.answer = lambda request: Answer(body=b'{"id": 1, "name": "aa"}')
+    for budget, refused in ((None, False), (0.0, True)):
+        forwarding = Upstream(
+            DOCUMENT,
+            settings=UpstreamSettings(pattern_budget=budget),
+            environment={"MCP_UPSTREAM_URL": fresh.url + "/v1"},
+            output_schemas={"get_pet": schema},
+        )
+        if refused:
+            with pytest.raises(ToolError, match=r"outputSchema: \$: its patterns cannot be checked within 0 s"):
+                await forwarding.call_model("get_pet", args(petId=1, tag="x"), Pet)
+        else:
+            assert (await forwarding.call_model("get_pet", args(petId=1, tag="x"), Pet)).id == 1
+        await forwarding.aclose()
+
+
 @pytest.mark.parametrize(
     ("body", "content_type", "message"),
     [

@@ -9,8 +9,9 @@ outputSchema, its text), a binary body an embedded resource (a blob), and a 4xx 
 a `ToolError`, so the client gets an `isError` result carrying the status and the API's
 own message. A JSON answer outside the tool's outputSchema (an API that strays from its
 own document) is a `ToolError` too, naming where it strays: the server would refuse to
-serve it anyway, and the caller learns that the API, not the call, was wrong. Only idempotent methods are retried, a bounded number of times with backoff,
-on a connection that failed or a 502, 503 or 504. The MCP caller's own credentials never
+serve it anyway, and the caller learns that the API, not the call, was wrong. Only
+idempotent methods are retried, a bounded number of times with backoff, on a connection
+that failed or a 502, 503 or 504. The MCP caller's own credentials never
 reach the API: the request is made from the arguments and the environment alone.
 
 The base URL is `MCP_UPSTREAM_URL`, else the spec's. httpx is imported on the first
@@ -71,7 +72,9 @@ def upstream_document(package: str) -> Mapping[str, Any] | None:
 class UpstreamSettings:
     """The bounds of forwarding: seconds to connect and to wait for an answer, the
     pool's connections, the attempts an idempotent call gets and the first pause between
-    them (doubled each time), the largest body read, and the longest API message quoted.
+    them (doubled each time), the largest body read, the longest API message quoted, and
+    the seconds an answer's check against the outputSchema may spend on patterns that
+    backtrack (as `Limits.pattern_budget` bounds a handler's value; None: no bound).
     """
 
     connect_timeout: float = 10.0
@@ -81,6 +84,7 @@ class UpstreamSettings:
     backoff: float = 0.25
     max_response_bytes: int = 16 * 1024 * 1024
     max_message_chars: int = 1000
+    pattern_budget: float | None = 0.1
 
 
 class Upstream:
@@ -178,10 +182,11 @@ class Upstream:
         """
         if tool not in self._checked:
             return
+        budget = self.settings.pattern_budget
         try:
-            report = self._output_validators[tool].violations(served)
+            report = self._output_validators[tool].violations(served, budget)
         except ArgumentsTooCostly:
-            report = Report(["$: its patterns cannot be checked in time"])
+            report = Report([f"$: its patterns cannot be checked within {budget:g} s"])
         if report:
             raise ToolError(
                 f"The API's answer to {tool!r} does not match the tool's outputSchema: "
