@@ -262,6 +262,20 @@ def carrier(n: Namer) -> dict[str, Json]:
                 "inputSchema": {"type": "object"},
                 "upstream": {"method": "GET", "path": HERE, "response": {"binary": True, "mimeType": HERE}},
             },
+            # A file goes only in a multipart body, as an argument its schema says is base64.
+            n("t5", "tool"): {
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {n("t5.f"): {"type": "string", "contentEncoding": "base64", "description": HERE}},
+                },
+                "upstream": {
+                    "method": "POST",
+                    "path": HERE,
+                    "arguments": {n("t5.f"): {"in": "body", "name": HERE, "file": HERE}},
+                    "body": "multipart/form-data",
+                    "response": {"contentType": HERE},
+                },
+            },
         },
         "resources": {
             n("r1"): {
@@ -452,6 +466,8 @@ def plant(rotation: int) -> Planted:
             value = f"{media}; x={json.dumps(value)}"  # the payload as a parameter
         elif place[-1] in ("blob", "data"):
             value = base64.b64encode(value.encode()).decode()
+        elif place == ("tools", "*", "upstream", "arguments", "*", "file"):
+            value = f"application/octet-stream; x={json.dumps(value)}"  # a media type: the payload as a parameter
         elif place[-1] == "file":
             data = value.encode()
             value = file_name(value)
