@@ -22,6 +22,7 @@ from helpers import CORPUS, ROOT, corpus_spec, run_mcpgen, write_spec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_fuzz import specs as valid_specs
+from test_jsonschema_suite import yaml_json
 
 from mcpgen import pipeline
 from mcpgen.build_context import BuildContext, fast_context, reference_context
@@ -263,7 +264,9 @@ def test_random_specs_with_clashing_names_build_the_same_both_ways(spec: dict[st
 @given(spec=valid_specs())
 def test_random_valid_specs_build_the_same_both_ways(spec: dict[str, Json], tmp_path: Path) -> None:
     path = tmp_path / "fuzz.yaml"
-    path.write_text(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    # JSON, which YAML 1.2 reads back exactly: PyYAML's dump (YAML 1.1) leaves a key such as
+    # `1e100` plain, which a YAML 1.2 loader reads as a number.
+    path.write_text(yaml_json(spec), encoding="utf-8")
     assert assert_same_build(path)
 
 
