@@ -40,6 +40,7 @@ def new_task(
     request: Mapping[str, Any] | None,
     limits: TaskLimits,
     now: float,
+    scopes: Sequence[str] = (),
 ) -> Task:
     """A `working` task created at `now`, with an unguessable id and the ttl `limits`
     grant the caller's ask (`TaskStore.create`)."""
@@ -52,6 +53,7 @@ def new_task(
         ttl=limits.ttl_for(ttl),
         poll_interval=limits.poll_interval,
         request=dict(request or {}),
+        scopes=tuple(scopes),
     )
 
 
