@@ -214,9 +214,9 @@ def test_what_names_no_scoped_entity_needs_the_server_wide_scope_2025(
     assert "result" in answer(call(url, weak, weak_session, "resources/subscribe", {"uri": "board://public"}))
 
 
-def listen(url: str, bearer: str, uris: list[str]) -> int:
-    """The HTTP status of a 2026-07-28 `subscriptions/listen` to `uris` (the stream,
-    if opened, is closed at once)."""
+def listen(url: str, bearer: str, uris: list[str]) -> tuple[int, str]:
+    """The HTTP status and challenge of a 2026-07-28 `subscriptions/listen` to `uris`
+    (the stream, if opened, is closed at once, unread)."""
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
     message = {
         "jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
@@ -227,7 +227,7 @@ def listen(url: str, bearer: str, uris: list[str]) -> int:
         "Mcp-Method": "subscriptions/listen", "Authorization": f"Bearer {bearer}",
     }  # fmt: skip
     with httpx2.stream("POST", url, json=message, headers=headers, timeout=30) as response:
-        return response.status_code
+        return response.status_code, response.headers.get("www-authenticate", "")
 
 
 @pytest.mark.parametrize("params", SCOPED_COMPLETIONS)
@@ -245,10 +245,11 @@ def test_listening_to_a_scoped_resource_needs_its_scopes_2026(
     replicas: tuple[str, str], authority: AuthorizationServer, uris: list[str]
 ) -> None:
     url, strong, weak = replicas[0], admin(authority), reader(authority)
-    refused = modern_call(url, weak, "subscriptions/listen", {"notifications": {"resourceSubscriptions": uris}}, None)
-    refused_for_scope(refused, str(uris))
-    assert listen(url, strong, uris) == 200
-    assert listen(url, weak, ["board://public"]) == 200
+    status, challenge = listen(url, weak, uris)
+    assert status == 403, uris
+    assert 'error="insufficient_scope"' in challenge and f'scope="{NEEDS_ADMIN}"' in challenge
+    assert listen(url, strong, uris)[0] == 200
+    assert listen(url, weak, ["board://public"])[0] == 200
 
 
 def legacy_task(url: str, bearer: str, session_id: str, tool: str, seconds: float) -> str:
