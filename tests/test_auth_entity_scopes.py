@@ -26,7 +26,14 @@ import httpx2
 import pytest
 from helpers import build_and_write, listening, write_spec
 from services import redis_server
-from test_auth_runtime import AuthorizationServer, answer, call, modern_call, session, token
+from test_auth_runtime import (
+    AuthorizationServer,
+    answer,
+    call,
+    modern_call,
+    session,
+    token,
+)
 
 pytestmark = pytest.mark.slow  # builds a package, runs servers (and a redis-server)
 
@@ -114,7 +121,7 @@ run(Vault(), sys.argv[1:])
 """
 
 NEEDS_ADMIN = "notes:read notes:admin"
-WITH_TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+WITH_TASKS: dict[str, Any] = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 
 
 @pytest.fixture(scope="module")
