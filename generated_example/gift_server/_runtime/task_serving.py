@@ -29,9 +29,11 @@ from .task_store_memory import InMemoryTaskStore
 from .tasks import TaskRunner
 from .tasks_legacy import LegacyTasks
 from .tasks_modern import EXTENSION as MODERN_TASKS
-from .tasks_modern import ModernTasks
+from .tasks_modern import ModernTasks, owner_of
 
 if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
+
     from .redis_link import RedisLink
     from .server import GeneratedServer
     from .tools import ToolTable
@@ -57,6 +59,13 @@ class ServedTasks:
             for runner in self.runners:
                 runner.use_store(self.store)
         return self.store
+
+    async def scopes_of(self, task_id: str, access: AccessToken) -> tuple[str, ...]:
+        """The scopes kept with a task (`Task.scopes`), if the caller with `access`
+        owns it; () otherwise (the task methods answer it as not found). What the
+        authorization guard asks before a request about a task runs."""
+        task = await self.store.get(task_id, owner_of(access))
+        return () if task is None else task.scopes
 
     async def aclose(self) -> None:
         """End the tasks running here `failed`, then stop the store's background work."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -72,6 +72,7 @@ class InMemoryTaskStore:
         *,
         quota_key: str | None = None,
         request: Mapping[str, Any] | None = None,
+        scopes: Sequence[str] = (),
     ) -> Task:
         self._expire()
         quota = owner if quota_key is None else quota_key
@@ -82,7 +83,7 @@ class InMemoryTaskStore:
             raise too_many_kept(limits)
         if self._working[quota] >= limits.max_working_per_owner:
             raise too_many_working(limits)
-        task = new_task(owner, ttl, request, limits, self.clock())
+        task = new_task(owner, ttl, request, limits, self.clock(), scopes)
         self._sequence += 1
         self._entries[task.task_id] = _Entry(task, self._sequence, quota)
         self._kept[quota] += 1

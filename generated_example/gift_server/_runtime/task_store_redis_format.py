@@ -246,6 +246,8 @@ def task_fields(task: Task) -> list[str]:
         compact(dict(task.request)),
         "details",
         compact(dict(task.details)),
+        "scopes",
+        compact(list(task.scopes)),
     ]
 
 
@@ -276,5 +278,7 @@ def decode(row: list[bytes]) -> tuple[Task, int]:
         status_message=json.loads(fields["message"]),
         request=json.loads(fields["request"]),
         details=json.loads(fields["details"]),
+        # A task kept by a replica that predates scopes has none.
+        scopes=tuple(json.loads(fields.get("scopes", "[]"))),
     )
     return task, int(fields["seq"])

@@ -57,6 +57,7 @@ from mcp_types import methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
+from .auth_scopes import required_scopes
 from .context import InputRequest, InputResponse
 from .errors import INVALID_PARAMS
 from .tasks import (
@@ -68,7 +69,9 @@ from .tasks import (
     TaskOutcome,
     TaskRunner,
     call_params,
+    caller_may_see,
     protocol_error,
+    seen_task,
 )
 from .tasks_modern import caller
 
@@ -212,6 +215,7 @@ class LegacyTasks:
                 quota_key=_quota_key(ctx, owner),
                 ttl=params.task.ttl,
                 request={"name": params.name},
+                scopes=required_scopes(),
                 listener=_status_teller(connection),
             )
         except Exception as exc:  # noqa: BLE001
@@ -220,14 +224,13 @@ class LegacyTasks:
 
     async def _get(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
         params = _params(ctx, types.GetTaskRequestParams)
-        task = await self.runner.store.get(params.task_id, self._owner(ctx))
-        if task is None:
-            raise TaskNotFound(params.task_id)
+        task = await seen_task(self.runner.store, params.task_id, self._owner(ctx))
         return task.to_wire()
 
     async def _result(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
         params = _params(ctx, types.GetTaskPayloadRequestParams)
         owner = self._owner(ctx)
+        await seen_task(self.runner.store, params.task_id, owner)
         with self.result_streams.open(params.task_id, ctx):
             await self.runner.store.wait(params.task_id, owner)
         outcome = await self.runner.store.outcome(params.task_id, owner)
@@ -246,7 +249,10 @@ class LegacyTasks:
         tasks, following = await self.runner.store.list_page(
             owner, params.cursor, self.page_size
         )
-        page: dict[str, Any] = {"tasks": [task.to_wire() for task in tasks]}
+        # A task made by a request that needed scopes this token lacks is left out
+        # (the page may come out short; its cursor still leads on).
+        seen = [task.to_wire() for task in tasks if caller_may_see(task)]
+        page: dict[str, Any] = {"tasks": seen}
         if following is not None:
             page["nextCursor"] = following
         return page
@@ -254,7 +260,9 @@ class LegacyTasks:
     async def _cancel(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
         params = _params(ctx, types.CancelTaskRequestParams)
         tell = _status_teller(_connection(ctx))
-        task = await self.runner.cancel(params.task_id, self._owner(ctx), tell)
+        owner = self._owner(ctx)
+        await seen_task(self.runner.store, params.task_id, owner)
+        task = await self.runner.cancel(params.task_id, owner, tell)
         return task.to_wire()
 
     def _owner(self, ctx: ServerRequestContext[Any, Any]) -> str:

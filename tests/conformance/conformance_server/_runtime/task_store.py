@@ -10,7 +10,7 @@ the same interface with the same answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -103,10 +103,12 @@ class TaskStore(Protocol):
         *,
         quota_key: str | None = None,
         request: Mapping[str, Any] | None = None,
+        scopes: Sequence[str] = (),
     ) -> Task:
         """A new `working` task with an unguessable id; `ttl` is the caller's ask (ms;
         None: none), bounded by `limits.ttl_for`. Per-owner limits count by
-        `quota_key` (default: `owner`). Raises `TaskLimitReached`."""
+        `quota_key` (default: `owner`). `request` and `scopes` are kept with it
+        (`Task`). Raises `TaskLimitReached`."""
         ...
 
     async def get(self, task_id: str, owner: str) -> Task | None:

@@ -108,7 +108,13 @@ def http_app(
             authorization = deployed(authorization)
 
         verifier = verifier or deployed_verifier(authorization)
-        app.add_middleware(AuthGuard, authorization=authorization, verifier=verifier)
+        tasks = server.tasks if isinstance(server, GeneratedServer) else None
+        app.add_middleware(
+            AuthGuard,
+            authorization=authorization,
+            verifier=verifier,
+            task_scopes=None if tasks is None else tasks.scopes_of,
+        )
     # After RequestGuard (a health check names an allowed host too), before AuthGuard
     # and SessionWatch: a load balancer's probe needs no token and opens no session.
     app.state.readiness = readiness or Readiness()

@@ -42,6 +42,7 @@ def new_task(
     request: Mapping[str, Any] | None,
     limits: TaskLimits,
     now: float,
+    scopes: Sequence[str] = (),
 ) -> Task:
     """A `working` task created at `now`, with an unguessable id and the ttl `limits`
     grant the caller's ask (`TaskStore.create`)."""
@@ -54,6 +55,7 @@ def new_task(
         ttl=limits.ttl_for(ttl),
         poll_interval=limits.poll_interval,
         request=dict(request or {}),
+        scopes=tuple(scopes),
     )
 
 
