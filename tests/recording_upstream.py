@@ -29,6 +29,7 @@ class Answer:
     status: int = 200
     body: bytes = b'{"ok": true}'
     content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()  # more of them, e.g. ("location", url)
 
 
 def _default(request: Recorded) -> Answer:
@@ -71,7 +72,8 @@ class RecordingApi:
             {
                 "type": "http.response.start",
                 "status": answer.status,
-                "headers": ([(b"content-type", answer.content_type.encode())] if answer.body else []),
+                "headers": ([(b"content-type", answer.content_type.encode())] if answer.body else [])
+                + [(name.encode(), value.encode()) for name, value in answer.headers],
             }
         )
         await send({"type": "http.response.body", "body": answer.body})
