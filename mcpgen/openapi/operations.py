@@ -8,7 +8,9 @@ parameter's name and the body is required or requires nothing. Otherwise the who
 is one argument, `body` (`request_body` if a parameter is called `body`). Parameters of the
 same name in two places are each prefixed with their place: `query_id`, `header_id`.
 `Accept`, `Content-Type` and `Authorization` header parameters are left out (OpenAPI says
-they are ignored); a `{name}` of the path that no parameter declares is a required string,
+they are ignored), and so, with a note, is every parameter forwarding owns: framing and
+hop-by-hop headers, `Host`, `Cookie`, `Proxy-*`, and the parameter an apiKey scheme sends
+its key in (`mcpgen.runtime.upstream_names`); a `{name}` of the path that no parameter declares is a required string,
 and a path parameter's string is one whole segment: never empty (`minLength: 1`, unless its
 schema says more) and never `.` or `..`. The answer: the first 2xx response; JSON gives the
 outputSchema, image, audio, video, PDF, zip and octet-stream content a binary answer. An argument the
@@ -18,11 +20,13 @@ operation has no place for is refused (`additionalProperties: false`), not dropp
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from mcpgen.openapi.refs import dereferenced, mapping
 from mcpgen.openapi.schemas import Schemas
+from mcpgen.runtime.upstream_names import refused_parameter
 from mcpgen.spec.upstream_format import PATH_TEMPLATE
 
 _MULTIPART = "multipart/form-data"
@@ -67,19 +71,32 @@ def _media(content: Any) -> dict[str, Any]:
     return {str(key).split(";")[0].strip().lower(): value for key, value in content.items()}
 
 
-def parameters(data: dict[str, Any], path_item: dict[str, Any], operation: dict[str, Any]) -> list[dict[str, Any]]:
-    """The operation's parameters, the path's included unless the operation redefines them."""
+def parameters(
+    data: dict[str, Any],
+    path_item: dict[str, Any],
+    operation: dict[str, Any],
+    schemes: Mapping[str, Any] | None = None,
+    notes: list[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The operation's parameters, the path's included unless the operation redefines them,
+    without those forwarding never sends from an argument (each said in `notes`)."""
     merged: dict[tuple[str, str], dict[str, Any]] = {}
     for listed in (path_item.get("parameters"), operation.get("parameters")):
         for parameter in listed if isinstance(listed, list) else []:
             parameter = dereferenced(data, parameter)
             if isinstance(parameter, dict) and "name" in parameter and "in" in parameter:
                 merged[str(parameter["in"]), str(parameter["name"])] = parameter
-    return [
-        parameter
-        for (place, name), parameter in merged.items()
-        if not (place == "header" and name.lower() in _IGNORED_HEADERS)
-    ]
+    kept = []
+    for (place, name), parameter in merged.items():
+        if place == "header" and name.lower() in _IGNORED_HEADERS:
+            continue
+        why = refused_parameter(place, name, schemes or {})
+        if why is not None:
+            if notes is not None:
+                notes.append(f"the {place} parameter '{name}' is left out: {why}")
+            continue
+        kept.append(parameter)
+    return kept
 
 
 def _parameter_schema(schemas: Schemas, parameter: dict[str, Any]) -> Any:
@@ -245,12 +262,20 @@ class Operation:
     operation: dict[str, Any]
 
 
-def tool_entry(schemas: Schemas, data: dict[str, Any], found: Operation, security: Any) -> dict[str, Any]:
+def tool_entry(
+    schemas: Schemas,
+    data: dict[str, Any],
+    found: Operation,
+    security: Any,
+    schemes: Mapping[str, Any] | None = None,
+    notes: list[str] | None = None,
+) -> dict[str, Any]:
     """The spec entry of one operation's tool. `security`: its requirement when it differs
-    from the document's (None: the same)."""
+    from the document's (None: the same); `schemes`: the spec's security schemes, whose
+    parameters no argument fills; `notes` gets what is left out."""
     operation = found.operation
     arguments = _Arguments()
-    _add_parameters(arguments, schemas, parameters(data, found.item, operation))
+    _add_parameters(arguments, schemas, parameters(data, found.item, operation, schemes, notes))
     declared = {place.get("name", key) for key, place in arguments.places.items() if place["in"] == "path"}
     for name in PATH_TEMPLATE.findall(found.path):
         if name not in declared:  # documents forget to declare some; the path needs them all

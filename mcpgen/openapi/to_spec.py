@@ -15,6 +15,11 @@ from mcpgen.openapi.names import ToolNames, readable_name
 from mcpgen.openapi.operations import Operation, Skipped, tool_entry
 from mcpgen.openapi.refs import dereferenced, mapping
 from mcpgen.openapi.schemas import Schemas
+from mcpgen.runtime.upstream_names import (
+    refused_key_header,
+    scheme_name_problems,
+    scheme_variable,
+)
 from mcpgen.spec.upstream_format import HTTP_METHODS
 
 _SERVER_VARIABLE = re.compile(r"\{([^{}]*)\}")
@@ -77,31 +82,60 @@ def _server_url(document: Document, notes: list[str]) -> str | None:
 _SUPPORTED_HTTP = ("basic", "bearer")
 
 
-def _schemes(data: dict[str, Any], notes: list[str]) -> dict[str, dict[str, Any]]:
-    """The security schemes forwarding can send, spelt as OpenAPI spells them."""
+def _schemes(data: dict[str, Any], notes: list[str]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The security schemes forwarding can send, spelt as OpenAPI spells them, by their
+    names in the spec; and each name the document spells otherwise (see `_spec_name`)."""
     declared = mapping(mapping(data.get("components")).get("securitySchemes"))
     schemes: dict[str, dict[str, Any]] = {}
+    renamed: dict[str, str] = {}
     for name, scheme in declared.items():
         kind = scheme.get("type") if isinstance(scheme, dict) else None
         if kind == "apiKey" and scheme.get("in") in ("header", "query", "cookie") and "name" in scheme:
-            schemes[name] = {"type": "apiKey", "in": scheme["in"], "name": str(scheme["name"])}
+            if scheme["in"] == "header" and (why := refused_key_header(str(scheme["name"]))) is not None:
+                notes.append(f"security scheme '{name}' sends its key in the header '{scheme['name']}' ({why}); left out")
+                continue
+            converted = {"type": "apiKey", "in": scheme["in"], "name": str(scheme["name"])}
         elif kind == "http" and str(scheme.get("scheme", "")).lower() in _SUPPORTED_HTTP:
-            schemes[name] = {"type": "http", "scheme": str(scheme["scheme"]).lower()}
+            converted = {"type": "http", "scheme": str(scheme["scheme"]).lower()}
         elif kind in ("oauth2", "openIdConnect"):
-            schemes[name] = {"type": kind}
+            converted = {"type": kind}
         else:
             notes.append(f"security scheme '{name}' ({kind}) cannot be sent by forwarding; left out")
-    return schemes
+            continue
+        spec_name = _spec_name(str(name), schemes)
+        if spec_name != name:
+            renamed[str(name)] = spec_name
+            notes.append(
+                f"security scheme '{name}' is '{spec_name}' (credential in {scheme_variable(spec_name)}): "
+                f"{dict(scheme_name_problems([*schemes, str(name)]))[str(name)]}"
+            )
+        schemes[spec_name] = converted
+    return schemes, renamed
 
 
-def _requirements(value: Any, schemes: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """Requirements that name only schemes forwarding can send (None: not a list)."""
+def _spec_name(name: str, taken: dict[str, Any]) -> str:
+    """`name`, or `name_scheme` (`_2`, `_3`...) when its credential's variable would be the
+    runtime's own or another scheme's (a hostile document naming a scheme `url` would
+    otherwise read MCP_UPSTREAM_URL as its credential)."""
+    candidates = (name, f"{name}_scheme", *(f"{name}_scheme_{n}" for n in range(2, len(taken) + 3)))
+    for candidate in candidates:
+        if not any(problem == candidate for problem, _ in scheme_name_problems([*taken, candidate])):
+            return candidate
+    raise AssertionError("unreachable: each scheme takes one variable, and there are more candidates")
+
+
+def _requirements(value: Any, schemes: dict[str, Any], renamed: dict[str, str]) -> list[dict[str, Any]] | None:
+    """Requirements that name only schemes forwarding can send, by their spec names (None:
+    not a list)."""
     if not isinstance(value, list):
         return None
     kept = [
-        {str(name): list(scopes) if isinstance(scopes, list) else [] for name, scopes in requirement.items()}
+        {
+            renamed.get(str(name), str(name)): list(scopes) if isinstance(scopes, list) else []
+            for name, scopes in requirement.items()
+        }
         for requirement in value
-        if isinstance(requirement, dict) and all(name in schemes for name in requirement)
+        if isinstance(requirement, dict) and all(renamed.get(str(name), str(name)) in schemes for name in requirement)
     ]
     return kept
 
@@ -111,8 +145,8 @@ def convert(document: Document, filters: Filters, package: str | None = None) ->
     data = document.data
     notes: list[str] = []
     schemas = Schemas(document)
-    schemes = _schemes(data, notes)
-    default_security = _requirements(data.get("security"), schemes) or []
+    schemes, renamed = _schemes(data, notes)
+    default_security = _requirements(data.get("security"), schemes, renamed) or []
     names = ToolNames()
     tools: dict[str, Any] = {}
     for found in operations(data):
@@ -125,12 +159,16 @@ def convert(document: Document, filters: Filters, package: str | None = None) ->
         name = readable_name(found.method, found.path, custom if isinstance(custom, str) else operation_id)
         if not filters.keep(found, name):
             continue
-        security = _requirements(found.operation.get("security"), schemes)
+        security = _requirements(found.operation.get("security"), schemes, renamed)
+        dropped: list[str] = []
         try:
-            entry = tool_entry(schemas, data, found, security if security not in (None, default_security) else None)
+            entry = tool_entry(
+                schemas, data, found, security if security not in (None, default_security) else None, schemes, dropped
+            )
         except Skipped as reason:
             notes.append(f"{where} left out: {reason}")
             continue
+        notes += [f"{where}: {note}" for note in dropped]
         if found.operation.get("servers") or found.item.get("servers"):
             notes.append(f"{where} names servers of its own; it is forwarded to server.upstream.url like the rest")
         unique = names.unique(name)

@@ -36,9 +36,13 @@ from .content import ToolContent, embedded_resource
 from .errors import ToolError
 from .log import logger
 from .package_data import schema_document
+from .upstream_names import (
+    REDIRECTS_VARIABLE,
+    URL_VARIABLE,
+    scheme_name_problems,
+)
 from .upstream_redirects import (
     REDIRECT_STATUSES,
-    REDIRECTS_VARIABLE,
     RedirectPolicy,
     RedirectRefused,
     followed,
@@ -57,7 +61,6 @@ if TYPE_CHECKING:
     import httpx2 as httpx
 
 UPSTREAM_FILE = "upstream.json"
-URL_VARIABLE = "MCP_UPSTREAM_URL"
 _RETRIED_STATUSES = frozenset({502, 503, 504})
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "+json", "+xml")
 
@@ -130,6 +133,9 @@ class Upstream:
             self.settings.redirects or self.environment.get(REDIRECTS_VARIABLE)
         )
         self.schemes: Mapping[str, Any] = document.get("securitySchemes", {})
+        for name, why in scheme_name_problems(self.schemes):
+            # upstream.json may predate `mcpgen validate`'s refusing such a name.
+            raise ValueError(f"the security scheme '{name}' cannot be used: {why}")
         self.security = document.get("security", [])
         self.operations = {
             name: Operation.from_document(entry)

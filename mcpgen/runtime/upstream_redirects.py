@@ -29,11 +29,11 @@ from dataclasses import replace
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
 
+from .upstream_names import REDIRECTS_VARIABLE
 from .upstream_requests import Request, without_secrets
 
 RedirectPolicy = Literal["none", "same-origin", "any"]
 REDIRECT_POLICIES: tuple[RedirectPolicy, ...] = ("none", "same-origin", "any")
-REDIRECTS_VARIABLE = "MCP_UPSTREAM_REDIRECTS"
 DEFAULT_POLICY: RedirectPolicy = "same-origin"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # What a request that left the API's origin still carries (see the module's docstring).
