@@ -21,6 +21,7 @@ import mcp_types as types
 import pytest
 from helpers import build_and_write
 from mcp import Client, StdioServerParameters
+from pydantic import BaseModel
 from recording_upstream import Answer, Recorded, RecordingApi, recording_api
 
 from mcpgen.runtime.upstream_redirects import RedirectRefused, followed, redirect_policy
@@ -30,6 +31,10 @@ pytestmark = pytest.mark.anyio
 
 SPEC = Path(__file__).parent / "forwarding" / "pet_api.yaml"
 PET = b'{"id": 7, "name": "Rex"}'
+
+
+class Args(BaseModel):
+    pass
 
 
 @pytest.fixture(scope="module")
@@ -207,3 +212,24 @@ def test_an_https_redirect_within_the_origin_keeps_the_credential_and_303_drops_
         None,
         {"x-api-key": "k"},
     )
+
+
+async def test_a_cookie_the_api_sets_for_one_call_is_not_sent_on_the_next(
+    fresh: tuple[RecordingApi, RecordingApi],
+) -> None:
+    """The client is shared by every MCP caller: a session cookie the API set in answer to
+    one caller's call went on every later call (httpx keeps a jar by default)."""
+    from mcpgen.runtime.upstream import Upstream
+
+    api, _ = fresh
+    document = {"tools": {"echo": {"method": "GET", "path": "/v1/pets/7", "arguments": {}}}}
+    before = api.answer
+    api.answer = lambda request: Answer(body=PET, headers=(("set-cookie", "session=caller-a; Path=/"),))
+    upstream = Upstream(document, url=api.url)
+    try:
+        for _ in range(2):
+            await upstream.call_content("echo", Args())
+    finally:
+        await upstream.aclose()
+        api.answer = before
+    assert [request.headers.get("cookie") for request in api.requests] == [None, None]

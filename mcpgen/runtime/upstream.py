@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+from http.cookiejar import CookieJar
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -347,12 +348,21 @@ class Upstream:
                     max_connections=settings.max_connections,
                     max_keepalive_connections=settings.max_connections,
                 ),
-                # Redirects are followed by `_read`, as the policy says; cookies are
-                # not kept between calls.
+                # Redirects are followed by `_read`, as the policy says.
                 follow_redirects=False,
+                cookies=_KeepsNoCookies(),
                 trust_env=False,
             )
         return self._client
+
+
+class _KeepsNoCookies(CookieJar):
+    """A jar that keeps nothing: the client is shared by every MCP caller, so a cookie
+    the API sets in answer to one (a session) would be sent on everyone's later calls.
+    Cookies come from cookie parameters and apiKey schemes alone."""
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return None
 
 
 def _validated(output: type[ModelT], data: Any, tool: str) -> ModelT:
