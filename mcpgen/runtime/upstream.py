@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import json
 import os
-from http.cookiejar import CookieJar
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from http.cookiejar import CookieJar
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
