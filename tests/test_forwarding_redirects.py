@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -156,15 +157,26 @@ async def test_none_refuses_even_a_redirect_within_the_api(
     assert [r.path for r in api.requests] == ["/v1/pets/moved"] and elsewhere.requests == []
 
 
-async def test_a_policy_that_is_no_policy_stops_the_server_with_its_name(
+def test_a_policy_that_is_no_policy_stops_the_server_with_its_name(
     package: Path, fresh: tuple[RecordingApi, RecordingApi]
 ) -> None:
     api, _ = fresh
-    with pytest.raises(Exception):  # noqa: B017 - the server exits; the client sees its pipe close
-        async with served(package, api, "sometimes") as client:
-            await client.call_tool("get_pet", {"petId": "7"})
-    with pytest.raises(ValueError, match="MCP_UPSTREAM_REDIRECTS='sometimes' is not a redirect policy"):
-        redirect_policy("sometimes")
+    environment = dict(
+        os.environ, PYTHONPATH=str(package), MCP_UPSTREAM_URL=api.url + "/v1", MCP_UPSTREAM_REDIRECTS="sometimes"
+    )
+    started = subprocess.run(
+        [sys.executable, "-m", "pet_api"],
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert started.returncode != 0
+    assert (
+        "MCP_UPSTREAM_REDIRECTS='sometimes' is not a redirect policy: write one of none, same-origin, any"
+        in started.stderr
+    )
     assert api.requests == []
 
 
