@@ -80,18 +80,20 @@ class RecordingApi:
 
 
 @contextmanager
-def recording_api() -> Iterator[RecordingApi]:
-    """The API, listening at `api.url` (http://127.0.0.1:PORT) until the block ends."""
+def recording_api(tls: tuple[str, str] | None = None) -> Iterator[RecordingApi]:
+    """The API, listening at `api.url` (http://127.0.0.1:PORT) until the block ends;
+    https with `tls` (certificate file, key file)."""
     api = RecordingApi()
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(api, host="127.0.0.1", port=port, log_level="warning"))
+    keys = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
+    server = uvicorn.Server(uvicorn.Config(api, host="127.0.0.1", port=port, log_level="warning", **keys))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
         assert thread.is_alive() and time.monotonic() < deadline, "the recording API did not start"
         time.sleep(0.02)
-    api.url = f"http://127.0.0.1:{port}"
+    api.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     try:
         yield api
     finally:

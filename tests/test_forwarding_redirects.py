@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import httpx2
 import mcp_types as types
 import pytest
 from helpers import build_and_write
@@ -25,7 +27,14 @@ from mcp import Client, StdioServerParameters
 from pydantic import BaseModel
 from recording_upstream import Answer, Recorded, RecordingApi, recording_api
 
-from mcpgen.runtime.upstream_redirects import RedirectRefused, followed, redirect_policy
+from mcpgen.runtime.errors import ToolError
+from mcpgen.runtime.upstream import Upstream, UpstreamSettings
+from mcpgen.runtime.upstream_redirects import (
+    RedirectPolicy,
+    RedirectRefused,
+    followed,
+    redirect_policy,
+)
 from mcpgen.runtime.upstream_requests import Request
 
 pytestmark = pytest.mark.anyio
@@ -180,6 +189,53 @@ def test_a_policy_that_is_no_policy_stops_the_server_with_its_name(
     assert api.requests == []
 
 
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 (certificate file, key file)."""
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = str(folder / "cert.pem"), str(folder / "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.mark.parametrize("policy", ["same-origin", "any"])
+async def test_an_https_api_that_redirects_to_plain_http_is_refused(
+    certificate: tuple[str, str], fresh: tuple[RecordingApi, RecordingApi], policy: RedirectPolicy
+) -> None:
+    """A real https API redirecting to a real plain-http server: under no policy does the
+    key cross the network unencrypted."""
+    _, plain = fresh
+    with recording_api(tls=certificate) as api:
+        api.answer = lambda request: Answer(302, b"", headers=(("location", plain.url + "/pets"),))
+        document = {
+            "securitySchemes": {"api_key": {"type": "apiKey", "in": "header", "name": "X-API-Key"}},
+            "security": [{"api_key": []}],
+            "tools": {"echo": {"method": "GET", "path": "/pets", "arguments": {}}},
+        }
+        upstream = Upstream(
+            document,
+            url=api.url,
+            settings=UpstreamSettings(redirects=policy),
+            environment={"MCP_UPSTREAM_API_KEY": "operator-key"},
+        )
+        # The runtime's own client, trusting the test's certificate (its settings have no CA of their own).
+        upstream._client = httpx2.AsyncClient(verify=ssl.create_default_context(cafile=certificate[0]))
+        try:
+            with pytest.raises(ToolError) as refused:
+                await upstream.call_content("echo", Args())
+        finally:
+            await upstream.aclose()
+        assert [request.headers["x-api-key"] for request in api.requests] == ["operator-key"]
+    assert str(refused.value) == (
+        f"The API redirected (302 Found) to {plain.url}/pets: from https to plain http, which forwarding never follows."
+    )
+    assert plain.requests == []
+
+
 REQUEST = Request("GET", "https://api.example.com/v1/pets", {"accept": "*/*", "x-api-key": "k"}, "")
 
 
@@ -231,8 +287,6 @@ async def test_a_cookie_the_api_sets_for_one_call_is_not_sent_on_the_next(
 ) -> None:
     """The client is shared by every MCP caller: a session cookie the API set in answer to
     one caller's call went on every later call (httpx keeps a jar by default)."""
-    from mcpgen.runtime.upstream import Upstream
-
     api, _ = fresh
     document = {"tools": {"echo": {"method": "GET", "path": "/v1/pets/7", "arguments": {}}}}
     before = api.answer
