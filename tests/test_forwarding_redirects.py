@@ -182,9 +182,9 @@ def test_a_policy_that_is_no_policy_stops_the_server_with_its_name(
         timeout=120,
     )
     assert started.returncode != 0
-    assert (
-        "MCP_UPSTREAM_REDIRECTS='sometimes' is not a redirect policy: write one of none, same-origin, any"
-        in started.stderr
+    assert started.stderr == (  # one line, no traceback
+        "python -m pet_api: error: MCP_UPSTREAM_REDIRECTS='sometimes' is not a redirect policy: "
+        "write one of none, same-origin, any\n"
     )
     assert api.requests == []
 

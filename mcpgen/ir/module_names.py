@@ -239,7 +239,7 @@ FORWARDING = ModuleNames(
 PACKAGE_MAIN = ModuleNames(
     "__main__.py",
     (FUTURE, *_from(".forwarding", "ForwardingHandlers"), *_from(".server", "run")),
-    (),
+    ("handlers", "exc"),
 )
 
 GENERATED_MODULES = (HANDLERS, CLIENT, SERVER, PACKAGE_INIT, MODELS, FORWARDING, PACKAGE_MAIN)
