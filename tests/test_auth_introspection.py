@@ -375,7 +375,9 @@ def test_an_answer_without_a_subject_is_refused_unless_another_claim_is_named(
 
     with caplog.at_level("WARNING"):
         run(check)
-    refusal = [r.getMessage() for r in caplog.records if "(no subject)" in r.getMessage()]
+    refusal = [
+        r.getMessage() for r in caplog.records if "(no subject)" in r.getMessage()
+    ]
     assert refusal and "MCPGEN_INTROSPECTION_SUBJECT_CLAIM" in refusal[0]
     assert "no-sub" not in caplog.text  # never the token
 

@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.shared.uri_template import UriTemplate
 
 from .auth_log import caller_address, refusals
@@ -218,26 +218,15 @@ class AuthGuard:
         if scope["method"] == "OPTIONS":  # CORS preflight carries no credentials
             await self.app(scope, receive, send)
             return
-        token = _bearer_token(scope)
-        if isinstance(token, _Refusal):
-            await self._challenge(send, 401, token.error, token.description)
-            return
-        # The verifier sees who asks: its refusals are logged with the address, and
-        # the introspection verifier budgets unknown tokens per caller.
+        # Who asks, for the log of refused tokens and the introspection verifier's
+        # per-caller budget.
         asking = caller_address.set(client_of(scope))
         try:
-            access = await self.verifier.verify_token(token)
-        except TokenCheckThrottled as throttled:
-            await self._unavailable(send, throttled.retry_after, 429)
-            return
-        except TokenCheckUnavailable as unavailable:
-            await self._unavailable(send, unavailable.retry_after)
-            return
+            access = await self._access(scope, send)
         finally:
             caller_address.reset(asking)
-        if access is None:  # the verifier logged why
-            await self._challenge(send, 401, "invalid_token", "Invalid access token")
-            return
+        if access is None:
+            return  # answered
         needed = list(self.authorization.scopes)
         if self.per_call:
             message = await receive()
@@ -255,6 +244,25 @@ class AuthGuard:
             await self.app(scope, receive, send)
         finally:
             auth_context_var.reset(reset)
+
+    async def _access(self, scope: Scope, send: Send) -> AccessToken | None:
+        """The access the request's bearer token grants, or None once the refusal
+        (401, or 503/429 when the token cannot be checked now) is sent."""
+        token = _bearer_token(scope)
+        if isinstance(token, _Refusal):
+            await self._challenge(send, 401, token.error, token.description)
+            return None
+        try:
+            access = await self.verifier.verify_token(token)
+        except TokenCheckThrottled as throttled:
+            await self._unavailable(send, throttled.retry_after, 429)
+            return None
+        except TokenCheckUnavailable as unavailable:
+            await self._unavailable(send, unavailable.retry_after)
+            return None
+        if access is None:  # the verifier logged why
+            await self._challenge(send, 401, "invalid_token", "Invalid access token")
+        return access
 
     async def _metadata(self, scope: Scope, send: Send) -> None:
         """The metadata, readable from any origin; a CORS preflight allowed the

@@ -164,7 +164,7 @@ class JwtVerifier:
             refusals.refused(refused.reason, refused.detail, refused.hint)
             return None
         except (jwt.PyJWTError, ValueError, TypeError, KeyError) as exc:
-            refusals.refused(*self._why(exc))
+            refusals.refused(*self._why(exc, token))
             return None
         if access is not None and self._remember > 0:
             self._remembered[token] = access
@@ -172,8 +172,8 @@ class JwtVerifier:
                 self._remembered.popitem(last=False)
         return access
 
-    def _why(self, exc: Exception) -> tuple[str, str, str | None]:
-        """(reason, detail, hint) for the log, from what PyJWT raised."""
+    def _why(self, exc: Exception, token: str) -> tuple[str, str, str | None]:
+        """(reason, detail, hint) for the log, from what PyJWT raised about `token`."""
         if isinstance(exc, jwt.ExpiredSignatureError):
             return (
                 "expired",
@@ -183,7 +183,8 @@ class JwtVerifier:
         if isinstance(exc, jwt.InvalidAudienceError):
             return (
                 "audience",
-                f"{exc}; this resource is {self.resource!r}",
+                f"audience {shown(_unverified(token).get('aud'))} is not this "
+                f"resource {self.resource!r}",
                 "--resource (MCPGEN_RESOURCE) must be the URL clients ask tokens for",
             )
         if isinstance(exc, jwt.ImmatureSignatureError):
@@ -286,6 +287,15 @@ class JwtVerifier:
         finally:
             if client is not self._client:
                 await client.aclose()
+
+
+def _unverified(token: str) -> dict[str, Any]:
+    """The claims of a token refused already, for the log only."""
+    try:
+        claims: dict[str, Any] = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        return {}
+    return claims
 
 
 class _Refused(Exception):
