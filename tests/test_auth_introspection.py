@@ -19,6 +19,7 @@ from test_auth_runtime import AuthorizationServer, authority, token
 
 from mcpgen.runtime.auth_http import Authorization, TokenCheckUnavailable
 from mcpgen.runtime.auth_introspection import IntrospectionVerifier
+from mcpgen.runtime.auth_log import RefusalLog
 from mcpgen.runtime.auth_tokens import JwtVerifier
 from mcpgen.runtime.auth_verifiers import (
     ByTokenShape,
@@ -406,3 +407,23 @@ def test_the_introspection_limits_are_environment_settings(
             authorization,
             environ={**environment, "MCPGEN_INTROSPECTION_CLIENT_RATE": "fast"},
         )
+
+
+def test_refusal_lines_are_rate_limited_per_reason_and_say_what_was_left_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [0.0]
+    log = RefusalLog(lines_per_minute=2, clock=lambda: now[0])
+    with caplog.at_level("WARNING"):
+        for _ in range(5):
+            log.refused("inactive", "not active")
+        log.refused("typ", "typ 'JWT'", "--accept-typ-jwt accepts it")  # its own budget
+        now[0] = 61.0
+        log.refused("inactive", "not active")
+    lines = [record.getMessage() for record in caplog.records]
+    assert [line.startswith("access token refused (inactive)") for line in lines] == [
+        True, True, False, True,
+    ]  # fmt: skip
+    assert lines[2].endswith("typ 'JWT'; --accept-typ-jwt accepts it")
+    assert lines[3].endswith("[3 more lines like this were not logged]")
+    assert all(record.levelname == "WARNING" for record in caplog.records)
