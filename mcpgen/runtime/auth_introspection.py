@@ -271,11 +271,9 @@ class IntrospectionVerifier:
         ):
             return ("claims", "exp or nbf is not a number")
         if answer.get("exp") is not None and answer["exp"] + self.skew <= now:
-            return (
-                "expired",
-                f"expired {now - answer['exp']:.0f} s ago "
-                f"({self.skew:g} s of clock difference allowed)",
-            )
+            ago = now - answer["exp"]
+            allowed = f"{self.skew:g} s of clock difference allowed"
+            return ("expired", f"expired {ago:.0f} s ago ({allowed})")
         if answer.get("nbf") is not None and answer["nbf"] - self.skew > now:
             return ("not yet valid", f"valid only in {answer['nbf'] - now:.0f} s")
         subject = answer.get(self.subject_claim)

@@ -181,10 +181,10 @@ class JwtVerifier:
                 None,
             )
         if isinstance(exc, jwt.InvalidAudienceError):
+            audience = shown(_unverified(token).get("aud"))
             return (
                 "audience",
-                f"audience {shown(_unverified(token).get('aud'))} is not this "
-                f"resource {self.resource!r}",
+                f"audience {audience} is not this resource {self.resource!r}",
                 "--resource (MCPGEN_RESOURCE) must be the URL clients ask tokens for",
             )
         if isinstance(exc, jwt.ImmatureSignatureError):
@@ -210,9 +210,11 @@ class JwtVerifier:
             raise _Refused(
                 "typ",
                 f"typ {shown(typ)} is not at+jwt (RFC 9068)",
-                "--accept-typ-jwt (MCPGEN_ACCEPT_TYP_JWT=1) accepts it"
-                if plain
-                else None,
+                (
+                    "--accept-typ-jwt (MCPGEN_ACCEPT_TYP_JWT=1) accepts it"
+                    if plain
+                    else None
+                ),
             )
         unverified = jwt.decode(token, options={"verify_signature": False})
         server = self._servers.get(str(unverified.get("iss")))

@@ -36,7 +36,7 @@ DISCOVER = "discover"
 
 _TRUE = ("1", "true", "yes", "on")
 
-INTROSPECTION_LIMITS: dict[str, tuple[str, type[int] | type[float]]] = {
+INTROSPECTION_LIMITS: dict[str, tuple[str, type[int | float]]] = {
     "MCPGEN_INTROSPECTION_MAX_TOKEN_LENGTH": ("max_token_length", int),
     "MCPGEN_INTROSPECTION_CLIENT_BURST": ("client_burst", float),
     "MCPGEN_INTROSPECTION_CLIENT_RATE": ("client_rate", float),
@@ -126,7 +126,7 @@ def deployed_verifier(
     return ByTokenShape(jwt, opaque)
 
 
-def _number(name: str, text: str, kind: type[int] | type[float]) -> float:
+def _number(name: str, text: str, kind: type[int | float]) -> float:
     """A setting's non-negative number; ValueError naming the variable otherwise."""
     try:
         value = kind(text.strip())
