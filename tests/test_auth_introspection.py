@@ -427,3 +427,28 @@ def test_refusal_lines_are_rate_limited_per_reason_and_say_what_was_left_out(
     assert lines[2].endswith("typ 'JWT'; --accept-typ-jwt accepts it")
     assert lines[3].endswith("[3 more lines like this were not logged]")
     assert all(record.levelname == "WARNING" for record in caplog.records)
+
+
+@pytest.mark.slow  # waits out the breaker's backoff
+def test_a_half_open_probe_cut_off_leaves_the_next_question_free(
+    endpoint: IntrospectionServer,
+) -> None:
+    """A probe whose caller leaves mid-question must not keep the breaker half open
+    (every new token a 503) for good."""
+    verifier = verifier_for(endpoint, breaker_failures=1, backoff=0.5)
+    endpoint.issue("after", RESOURCE)
+
+    async def check() -> None:
+        endpoint.failing = True
+        with pytest.raises(TokenCheckUnavailable):
+            await verifier.verify_token("failing")  # one failure of one: open
+        endpoint.failing = False
+        await anyio.sleep(0.6)
+        endpoint.delay = 1.0
+        with anyio.move_on_after(0.2):  # the probe's caller leaves
+            await verifier.verify_token("cut-off")
+        endpoint.delay = 0
+        await anyio.sleep(1.0)  # the cut-off question ends at the endpoint
+        assert await verifier.verify_token("after") is not None
+
+    run(check)

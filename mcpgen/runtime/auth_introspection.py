@@ -188,16 +188,21 @@ class IntrospectionVerifier:
         though the endpoint is not blamed for it."""
         if self._in_flight is None:
             self._in_flight = anyio.CapacityLimiter(self._max_concurrent)
+        placed = False
         with anyio.move_on_after(self.timeout):
             await self._in_flight.acquire()
-            try:
-                return await self._ask_endpoints(token, caller, probe)
-            finally:
-                self._in_flight.release()
-        if probe:
-            self._breaker.probe_abandoned()
-        self._budgets.give_back(caller)  # not asked: no question used up
-        raise TokenCheckUnavailable(1.0)
+            placed = True
+        if not placed:
+            if probe:
+                self._breaker.probe_abandoned()
+            self._budgets.give_back(caller)  # not asked: no question used up
+            raise TokenCheckUnavailable(1.0)
+        try:
+            return await self._ask_endpoints(token, caller, probe)
+        finally:
+            self._in_flight.release()
+            if probe:  # answered, it was recorded; cut off (the caller left), not
+                self._breaker.probe_abandoned()  # so the next one may probe
 
     async def _ask_endpoints(
         self, token: str, caller: str, probe: bool

@@ -128,5 +128,6 @@ class Breaker:
             self._outcomes.clear()
 
     def probe_abandoned(self) -> None:
-        """The half-open question was not asked after all."""
+        """The half-open question is over, recorded or not (not asked, or cut off):
+        without this, a probe cut off would keep the breaker half open for good."""
         self._probing = False
