@@ -26,6 +26,7 @@ from .task_store_common import (
     too_many_kept,
     too_many_tasks,
     too_many_working,
+    too_many_working_nearby,
 )
 from .tasks import (
     Task,
@@ -41,6 +42,7 @@ class _Entry:
     task: Task
     sequence: int
     quota_key: str
+    network: str | None
     outcome: TaskOutcome | None = None
     size: int = 0
     ended: anyio.Event = field(default_factory=anyio.Event)
@@ -60,6 +62,11 @@ class InMemoryTaskStore:
         self._entries: dict[str, _Entry] = {}
         self._kept: Counter[str] = Counter()
         self._working: Counter[str] = Counter()
+        self._network_working: Counter[str] = Counter()
+        # Per quota key, its ended tasks, and its cancelled ones: the places a new
+        # task may take (`TaskLimits.max_tasks`, `max_tasks_per_owner`).
+        self._ended: dict[str, set[str]] = {}
+        self._cancelled: dict[str, set[str]] = {}
         self._sequence = 0
         self._stored = 0  # bytes of the outcomes kept
 
@@ -69,22 +76,36 @@ class InMemoryTaskStore:
         ttl: int | None,
         *,
         quota_key: str | None = None,
+        network: str | None = None,
         request: Mapping[str, Any] | None = None,
     ) -> Task:
         self._expire()
         quota = owner if quota_key is None else quota_key
         limits = self.limits
-        if len(self._entries) >= limits.max_tasks:
-            raise too_many_tasks(limits)
-        if self._kept[quota] >= limits.max_tasks_per_owner:
-            raise too_many_kept(limits)
         if self._working[quota] >= limits.max_working_per_owner:
             raise too_many_working(limits)
-        task = new_task(owner, ttl, request, limits, self.clock())
+        if (
+            network is not None
+            and self._network_working[network] >= limits.max_working_per_network
+        ):
+            raise too_many_working_nearby(limits)
+        # The refusals above evict nothing; from here on, a place is made if one may be.
+        if self._kept[quota] >= limits.max_tasks_per_owner:
+            if not self._cancelled.get(quota):
+                raise too_many_kept(limits)
+            self._drop(self._first_to_end(self._cancelled[quota]))
+        if len(self._entries) >= limits.max_tasks:
+            holder = self._largest_holder()
+            if holder is None or self._kept[holder] <= self._kept[quota]:
+                raise too_many_tasks(limits)
+            self._drop(self._first_to_end(self._ended[holder]))
+        task = new_task(owner, ttl, request, limits, self.clock(), network is not None)
         self._sequence += 1
-        self._entries[task.task_id] = _Entry(task, self._sequence, quota)
+        self._entries[task.task_id] = _Entry(task, self._sequence, quota, network)
         self._kept[quota] += 1
         self._working[quota] += 1
+        if network is not None:
+            self._network_working[network] += 1
         return task
 
     async def get(self, task_id: str, owner: str) -> Task | None:
@@ -202,14 +223,37 @@ class InMemoryTaskStore:
             if entry.task.expires_at <= now
         ]
         for task_id in gone:
-            entry = self._entries.pop(task_id)
-            self._stored -= entry.size
-            self._kept[entry.quota_key] -= 1
-            if not entry.task.terminal:
-                self._working[entry.quota_key] -= 1
-            entry.ended.set()
-            self.signals.ended(task_id)
+            self._drop(task_id)
         return gone
+
+    def _drop(self, task_id: str) -> None:
+        """Delete the task (its ttl ended, or a new task takes its place)."""
+        entry = self._entries.pop(task_id)
+        self._stored -= entry.size
+        quota = entry.quota_key
+        self._kept[quota] -= 1
+        if not self._kept[quota]:
+            del self._kept[quota]
+        if entry.task.terminal:
+            _discard(self._ended, quota, task_id)
+            _discard(self._cancelled, quota, task_id)
+        else:
+            self._count_working(entry, -1)
+        entry.ended.set()
+        self.signals.ended(task_id)
+
+    def _largest_holder(self) -> str | None:
+        """The quota key that keeps the most tasks, among those with an ended one."""
+        return max(self._ended, key=self._kept.__getitem__, default=None)
+
+    def _first_to_end(self, task_ids: set[str]) -> str:
+        """Of these tasks, the one whose ttl ends first (the least a caller loses)."""
+        return min(task_ids, key=lambda task_id: self._entries[task_id].task.expires_at)
+
+    def _count_working(self, entry: _Entry, change: int) -> None:
+        self._working[entry.quota_key] += change
+        if entry.network is not None:
+            self._network_working[entry.network] += change
 
     def _entry(self, task_id: str, owner: str | None = None) -> _Entry | None:
         entry = self._entries.get(task_id) if isinstance(task_id, str) else None
@@ -235,6 +279,17 @@ class InMemoryTaskStore:
             last_updated_at=self.clock(),
         )
         entry.outcome = outcome
-        self._working[entry.quota_key] -= 1
+        self._count_working(entry, -1)
+        self._ended.setdefault(entry.quota_key, set()).add(entry.task.task_id)
+        if status == "cancelled":
+            self._cancelled.setdefault(entry.quota_key, set()).add(entry.task.task_id)
         entry.ended.set()
         self.signals.ended(entry.task.task_id)
+
+
+def _discard(index: dict[str, set[str]], quota: str, task_id: str) -> None:
+    held = index.get(quota)
+    if held is not None:
+        held.discard(task_id)
+        if not held:
+            del index[quota]
