@@ -526,6 +526,177 @@ def introspection_flood(duration: float, abusers: int, endpoint_rate: int, tree:
     return results
 
 
+# --- the task-quota flood (issue 31) ----------------------------------------------------
+# Ten anonymous callers, each from its own loopback address, create tasks (each asking
+# for a day's ttl) back to back: they reach their per-caller quota, and together the
+# store's bound (the pool is ten quotas, as 10,000 and 1,000 are by default), then go on
+# asking. Meanwhile a well-behaved caller, from a fresh address each time, opens a
+# 2025-11-25 session and creates one task: its `tools/call` is timed, and counted as a
+# failure unless a task was created.
+
+TASK_SPEC = """\
+mcpgen: 1
+output: .
+server: {name: task-target, version: 1.0.0, package: task_target}
+tools:
+  chore:
+    description: Does a small chore, as a task if asked.
+    inputSchema: {type: object}
+    execution: {taskSupport: optional}
+"""
+
+TASK_APP = """\
+import os
+
+from task_target import Handlers, Limits, TaskLimits, run
+
+POOL = int(os.environ["ABUSE_TASK_POOL"])
+
+
+class Target(Handlers):
+    async def chore(self, args, ctx):
+        return "done"
+
+
+if __name__ == "__main__":
+    run(Target(), limits=Limits(tasks=TaskLimits(max_tasks=POOL, max_tasks_per_owner=POOL // 10)))
+"""
+
+# A 2025-11-25 session on a connection of its own, sent from a given address: the hogs'
+# client and the well-behaved caller's alike.
+LEGACY_SESSION = """\
+import json, time
+import httpx2
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}}}
+CREATE = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+          "params": {"name": "chore", "arguments": {}, "task": {"ttl": 86400000}}}
+
+
+class Session:
+    def __init__(self, url, address):
+        self.url = url
+        self.client = httpx2.Client(timeout=30, transport=httpx2.HTTPTransport(local_address=address))
+        self.headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        response = self.client.post(url, json=INITIALIZE, headers=self.headers)
+        self.headers["Mcp-Session-Id"] = response.headers["mcp-session-id"]
+        self.headers["MCP-Protocol-Version"] = "2025-11-25"
+        self.client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=self.headers)
+
+    def create(self):
+        # How the task-augmented call ended: "created", or the error's message.
+        response = self.client.post(self.url, json=CREATE, headers=self.headers)
+        if response.status_code != 200:
+            return f"HTTP {response.status_code}"
+        text = response.text
+        for line in text.splitlines():
+            if line.startswith("data:") and line[5:].strip():
+                text = line[5:]
+        answer = json.loads(text)
+        return "created" if "task" in answer.get("result", {}) else answer.get("error", {}).get("message", "?")
+
+    def close(self):
+        self.client.delete(self.url, headers=self.headers)
+        self.client.close()
+"""
+
+# The well-behaved caller, in a process of its own: a fresh address and session for each
+# task, the `tools/call` alone timed; prints its latencies (s) and failures as JSON.
+TASK_CLIENT = LEGACY_SESSION + """
+import sys
+
+url, duration = sys.argv[1], float(sys.argv[2])
+latencies, failures, n = [], {}, 0
+print("ready", flush=True)
+sys.stdin.readline()
+until = time.perf_counter() + duration
+while time.perf_counter() < until:
+    session = Session(url, f"127.0.{2 + n // 250}.{2 + n % 250}")
+    n += 1
+    sent = time.perf_counter()
+    outcome = session.create()
+    latencies.append(time.perf_counter() - sent)
+    if outcome != "created":
+        failures[outcome] = failures.get(outcome, 0) + 1
+    session.close()
+    time.sleep(0.05)
+print(json.dumps({"latencies": latencies, "failures": failures}))
+"""
+
+
+def _hog(url: str, address: str, until: float, outcomes: Counter[str]) -> None:
+    namespace: dict[str, Any] = {}
+    exec(LEGACY_SESSION, namespace)  # noqa: S102 - the same client the well-behaved caller runs
+    session = namespace["Session"](url, address)
+    try:
+        while time.perf_counter() < until:
+            outcome = session.create()
+            outcomes["created" if outcome == "created" else "refused: " + outcome.split(";")[0]] += 1
+    finally:
+        session.close()
+
+
+def task_quota_flood(pool: int, duration: float, tree: Path | None) -> dict[str, Any]:
+    """Ten hogs flood a store of `pool` tasks (`pool // 10` per caller) for `duration`
+    seconds while the well-behaved caller creates its tasks: its latencies and failures,
+    and what the hogs were answered."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        build(folder, tree, spec=TASK_SPEC, app=TASK_APP)
+        os.environ["ABUSE_TASK_POOL"] = str(pool)
+        with _serving(folder, 1024 * 1024) as (url, _pid):
+            good = subprocess.Popen(
+                [PYTHON, "-c", TASK_CLIENT, url, str(duration)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            )
+            assert good.stdin is not None and good.stdout is not None
+            good.stdout.readline()
+            outcomes: Counter[str] = Counter()
+            until = time.perf_counter() + duration
+            hogs = [threading.Thread(target=_hog, args=(url, f"127.0.1.{2 + n}", until, outcomes)) for n in range(10)]
+            for hog in hogs:
+                hog.start()
+            good.stdin.write("go\n")
+            good.stdin.flush()
+            report = json.loads(good.stdout.read().strip().splitlines()[-1])
+            for hog in hogs:
+                hog.join()
+            good.wait()
+    latencies = report["latencies"]
+    return {
+        "asked": len(latencies),
+        "failures": report["failures"],
+        "p50": _percentile(latencies, 0.5),
+        "p99": _percentile(latencies, 0.99),
+        "max": max(latencies, default=float("nan")),
+        "hogs": outcomes,
+    }
+
+
+def print_task_flood(result: dict[str, Any], pool: int, duration: float) -> None:
+    def ms(value: float) -> str:
+        return f"{value * 1000:.0f} ms"
+
+    refused = sum(result["failures"].values())
+    print_table(
+        f"Task-quota flood: 10 anonymous callers fill a store of {pool:,} tasks ({pool // 10:,} each), {duration:g} s",
+        ["well-behaved caller", "asked", "created", "p50", "p99", "max", "refused", "goal"],
+        [
+            [
+                "fresh address, one task",
+                str(result["asked"]),
+                str(result["asked"] - refused),
+                ms(result["p50"]),
+                ms(result["p99"]),
+                ms(result["max"]),
+                "; ".join(f"{v}x {k}" for k, v in result["failures"].items()) or "-",
+                "ok" if result["max"] < 0.25 and not refused else "OVER",
+            ]
+        ],
+    )
+    print("hogs answered: " + ", ".join(f"{k} {v}" for k, v in sorted(result["hogs"].items())))
+
+
 def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=float, default=5.0, help="seconds of each abuse (default 5)")
@@ -538,6 +709,10 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     parser.add_argument(
         "--endpoint-rate", type=int, default=50, help="introspection flood: the endpoint's questions a second before 429 (default 50)"
     )
+    parser.add_argument(
+        "--task-pool", type=int, default=1000, help="the task-quota flood's store: max_tasks (default 1,000; a tenth per caller)"
+    )
+    parser.add_argument("--task-duration", type=float, default=15.0, help="seconds of the task-quota flood (default 15)")
     options = parser.parse_args(argv)
     wanted = options.only.split(",") if options.only else []
     results: dict[str, dict[str, Any]] = {}
@@ -580,6 +755,10 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
         ["abuse", "body", "lists", "p50", "p99", "max", "server peak RSS", "abusive answers", "goal"],
         rows,
     )
+    if not options.only or "task" in options.only:
+        flood = task_quota_flood(options.task_pool, options.task_duration, options.tree)
+        print_task_flood(flood, options.task_pool, options.task_duration)
+        results["task-quota flood"] = flood
     return results
 
 
