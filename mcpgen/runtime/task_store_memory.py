@@ -6,6 +6,7 @@ tasks: `task_store_redis.RedisTaskStore`, shared by replicas, answers the same w
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -65,8 +66,13 @@ class InMemoryTaskStore:
         self._network_working: Counter[str] = Counter()
         # Per quota key, its ended tasks, and its cancelled ones: the places a new
         # task may take (`TaskLimits.max_tasks`, `max_tasks_per_owner`).
-        self._ended: dict[str, set[str]] = {}
-        self._cancelled: dict[str, set[str]] = {}
+        self._ended: dict[str, _Places] = {}
+        self._cancelled: dict[str, _Places] = {}
+        # (when its ttl ends, id) of every task kept, and of some already dropped (a
+        # place taken): `_expire` pops what is due, in O(log n) a task rather than a
+        # scan of every task on every request, which a full store made the cost of
+        # each new task.
+        self._deadlines: list[tuple[float, str]] = []
         self._sequence = 0
         self._stored = 0  # bytes of the outcomes kept
 
@@ -93,15 +99,16 @@ class InMemoryTaskStore:
         if self._kept[quota] >= limits.max_tasks_per_owner:
             if not self._cancelled.get(quota):
                 raise too_many_kept(limits)
-            self._drop(self._first_to_end(self._cancelled[quota]))
+            self._drop(self._cancelled[quota].first())
         if len(self._entries) >= limits.max_tasks:
             holder = self._largest_holder()
             if holder is None or self._kept[holder] <= self._kept[quota]:
                 raise too_many_tasks(limits)
-            self._drop(self._first_to_end(self._ended[holder]))
+            self._drop(self._ended[holder].first())
         task = new_task(owner, ttl, request, limits, self.clock(), network is not None)
         self._sequence += 1
         self._entries[task.task_id] = _Entry(task, self._sequence, quota, network)
+        heapq.heappush(self._deadlines, (task.expires_at, task.task_id))
         self._kept[quota] += 1
         self._working[quota] += 1
         if network is not None:
@@ -216,14 +223,12 @@ class InMemoryTaskStore:
         pass  # nothing runs in the background
 
     def _expire(self) -> list[str]:
-        now = self.clock()
-        gone = [
-            task_id
-            for task_id, entry in self._entries.items()
-            if entry.task.expires_at <= now
-        ]
-        for task_id in gone:
-            self._drop(task_id)
+        now, deadlines, gone = self.clock(), self._deadlines, []
+        while deadlines and deadlines[0][0] <= now:
+            _, task_id = heapq.heappop(deadlines)
+            if task_id in self._entries:  # else its place was taken already
+                self._drop(task_id)
+                gone.append(task_id)
         return gone
 
     def _drop(self, task_id: str) -> None:
@@ -245,10 +250,6 @@ class InMemoryTaskStore:
     def _largest_holder(self) -> str | None:
         """The quota key that keeps the most tasks, among those with an ended one."""
         return max(self._ended, key=self._kept.__getitem__, default=None)
-
-    def _first_to_end(self, task_ids: set[str]) -> str:
-        """Of these tasks, the one whose ttl ends first (the least a caller loses)."""
-        return min(task_ids, key=lambda task_id: self._entries[task_id].task.expires_at)
 
     def _count_working(self, entry: _Entry, change: int) -> None:
         self._working[entry.quota_key] += change
@@ -280,16 +281,43 @@ class InMemoryTaskStore:
         )
         entry.outcome = outcome
         self._count_working(entry, -1)
-        self._ended.setdefault(entry.quota_key, set()).add(entry.task.task_id)
-        if status == "cancelled":
-            self._cancelled.setdefault(entry.quota_key, set()).add(entry.task.task_id)
+        places = [self._ended] + ([self._cancelled] if status == "cancelled" else [])
+        for index in places:
+            index.setdefault(entry.quota_key, _Places()).add(entry.task)
         entry.ended.set()
         self.signals.ended(entry.task.task_id)
 
 
-def _discard(index: dict[str, set[str]], quota: str, task_id: str) -> None:
-    held = index.get(quota)
-    if held is not None:
-        held.discard(task_id)
-        if not held:
+def _discard(index: dict[str, _Places], quota: str, task_id: str) -> None:
+    places = index.get(quota)
+    if places is not None:
+        places.discard(task_id)
+        if not places:
             del index[quota]
+
+
+class _Places:
+    """One quota key's tasks that may give up their place to a new task; `first()`, the
+    one whose ttl ends first (the least its caller loses), in O(log n)."""
+
+    def __init__(self) -> None:
+        self._ends: dict[str, float] = {}
+        self._heap: list[tuple[float, str]] = []  # and ids discarded since, skipped
+
+    def __bool__(self) -> bool:
+        return bool(self._ends)
+
+    def add(self, task: Task) -> None:
+        self._ends[task.task_id] = task.expires_at
+        heapq.heappush(self._heap, (task.expires_at, task.task_id))
+
+    def discard(self, task_id: str) -> None:
+        self._ends.pop(task_id, None)
+        if len(self._heap) > 2 * len(self._ends) + 16:  # mostly discarded: rebuild
+            self._heap = [(end, task_id) for task_id, end in self._ends.items()]
+            heapq.heapify(self._heap)
+
+    def first(self) -> str:
+        while self._heap[0][1] not in self._ends:
+            heapq.heappop(self._heap)
+        return self._heap[0][1]
