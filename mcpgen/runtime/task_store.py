@@ -94,7 +94,9 @@ class TaskLimits:
     def ttl_for(self, requested: float | None, *, anonymous: bool = False) -> int:
         """The ttl a task gets (ms) when the caller asks for `requested` (None: none);
         `anonymous`: an anonymous HTTP caller's (`max_anonymous_ttl`)."""
-        longest = min(self.max_ttl, self.max_anonymous_ttl) if anonymous else self.max_ttl
+        longest = (
+            min(self.max_ttl, self.max_anonymous_ttl) if anonymous else self.max_ttl
+        )
         if requested is None:
             return min(self.default_ttl, longest)
         return max(1, min(int(requested), longest))
