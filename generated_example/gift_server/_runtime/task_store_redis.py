@@ -44,6 +44,7 @@ from .task_store_common import (
     too_many_kept,
     too_many_tasks,
     too_many_working,
+    too_many_working_nearby,
 )
 from .task_store_redis_format import (
     SCRIPTS,
@@ -100,21 +101,24 @@ class RedisTaskStore:
         ttl: int | None,
         *,
         quota_key: str | None = None,
+        network: str | None = None,
         request: Mapping[str, Any] | None = None,
     ) -> Task:
         self._start_background()
         limits = self.limits
         now = self.clock()
-        task = new_task(owner, ttl, request, limits, now)
+        task = new_task(owner, ttl, request, limits, now, network is not None)
         quota = owner if quota_key is None else quota_key
         answer = await self._run(
             "create",
             task.task_id,
             digest(quota),
             digest(owner),
+            "" if network is None else digest(network),
             limits.max_tasks,
             limits.max_tasks_per_owner,
             limits.max_working_per_owner,
+            limits.max_working_per_network,
             repr(task.expires_at),
             repr(now + limits.lease),
             int((task.ttl / 1000 + GRACE) * 1000),
@@ -125,6 +129,7 @@ class RedisTaskStore:
             b"tasks": too_many_tasks,
             b"kept": too_many_kept,
             b"working": too_many_working,
+            b"network": too_many_working_nearby,
         }.get(answer if isinstance(answer, bytes) else b"")
         if refusal is not None:
             raise refusal(limits)

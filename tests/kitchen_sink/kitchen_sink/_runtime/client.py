@@ -28,6 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from .client_auth import AuthorizationError, authorization_error, authorized_transport
+from .client_logs import quiet_messages_after_close
 from .encoding import json_path, to_json
 from .eras import MODES, Mode
 
@@ -142,6 +143,7 @@ async def connect(client: Client, mode: str) -> None:
     """Enter `client`; for mode "modern", refuse (ConnectionError) a server that only
     speaks the 2025-11-25 handshake; AuthorizationError when it refuses the token."""
     sdk_mode(mode)
+    quiet_messages_after_close()
     try:
         await answered(client.__aenter__())
     except BaseExceptionGroup as group:

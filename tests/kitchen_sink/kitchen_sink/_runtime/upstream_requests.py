@@ -24,9 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from .upstream_names import AUTHORIZATION_VARIABLE as AUTHORIZATION_VARIABLE
-from .upstream_names import refused_parameter
-from .upstream_names import scheme_variable as scheme_variable
+from .upstream_names import AUTHORIZATION_VARIABLE, refused_parameter, scheme_variable
 
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
 _DEFAULT_STYLES = {
