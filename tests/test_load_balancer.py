@@ -8,6 +8,7 @@ readiness following Redis.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -413,21 +414,23 @@ def test_a_task_started_through_haproxy_is_read_and_finished_on_every_replica(fo
             assert [client.get(task_id)["status"] for _ in range(3)] == ["completed"] * 3
 
 
+def ready(replica: Replica) -> tuple[int, str]:
+    response = httpx2.get(f"http://{replica.address}/readyz", timeout=10)
+    return response.status_code, response.text
+
+
+def until(replica: Replica, status: int) -> str:
+    """The body of /readyz once it answers `status` (failing after 30 s)."""
+    deadline = time.monotonic() + 30
+    while (found := ready(replica))[0] != status:
+        assert time.monotonic() < deadline, f"/readyz still {found}"
+        time.sleep(0.1)
+    return found[1]
+
+
 def test_readiness_follows_the_shared_redis(folder: Path) -> None:
     """A replica given --redis (required) is not ready while Redis does not answer, so a
     load balancer sends it nothing it could not share; ready again once Redis is back."""
-
-    def ready(replica: Replica) -> tuple[int, str]:
-        response = httpx2.get(f"http://{replica.address}/readyz", timeout=10)
-        return response.status_code, response.text
-
-    def until(replica: Replica, status: int) -> str:
-        deadline = time.monotonic() + 30
-        while (found := ready(replica))[0] != status:
-            assert time.monotonic() < deadline, f"/readyz still {found}"
-            time.sleep(0.1)
-        return found[1]
-
     with redis_server() as redis, replicas(folder, 1, "--redis", redis.url) as (replica,):
         assert until(replica, 200) == "ready\n"
         redis.stop()
@@ -435,6 +438,35 @@ def test_readiness_follows_the_shared_redis(folder: Path) -> None:
         assert httpx2.get(f"http://{replica.address}/healthz", timeout=10).status_code == 200
         redis.start()
         until(replica, 200)
+
+
+SECRET = "hunter2-" + os.urandom(8).hex()
+
+
+@pytest.mark.parametrize("form", ["query", "user-info", "unix socket"])
+def test_readyz_and_the_log_never_show_the_redis_password(folder: Path, form: str) -> None:
+    """/readyz is public (no token): while Redis is down its body names the Redis, and
+    the log says it is away, with the scheme, host, port and database only, never the
+    password, whichever way the URL gives it (redis-py reads all three)."""
+    with redis_server(password=SECRET, socket=True) as redis:
+        assert redis.socket is not None
+        url, shown = {
+            "query": (f"redis://127.0.0.1:{redis.port}/0?password={SECRET}", redis.url),
+            "user-info": (f"redis://default:{SECRET}@127.0.0.1:{redis.port}/0", redis.url),
+            "unix socket": (f"unix://{redis.socket}?db=0&password={SECRET}", f"unix://{redis.socket}?db=0"),
+        }[form]
+        with replicas(folder, 1, "--redis", url, "--log-level", "info") as (replica,):
+            assert until(replica, 200) == "ready\n"  # the password is right, and used
+            redis.stop()
+            body = until(replica, 503)
+            deadline = time.monotonic() + 30
+            while "is away" not in replica.log():
+                assert time.monotonic() < deadline, replica.log()
+                time.sleep(0.1)
+            assert body.startswith(f"redis: unreachable at {shown}: "), body
+            assert SECRET not in body
+            assert f"Redis at {shown} is away" in replica.log()
+            assert SECRET not in replica.log()
 
 
 def test_the_replicas_benchmark_prints_its_table() -> None:
