@@ -23,7 +23,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from helpers import ROOT
+from helpers import ROOT, imported
 from mcp import Client
 from mcp.server.subscriptions import ResourceUpdated
 from services import Replica, build_replicated, haproxy, redis_server, replicas
@@ -135,6 +135,54 @@ def test_a_session_whose_replica_died_gets_404_from_another(three: tuple[list[Re
         assert orphaned.status_code == 404, orphaned.text
         reopened = legacy_post(http, url, initialize)
         assert reopened.status_code == 200 and reopened.headers["mcp-session-id"] != session
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_typed_client_opens_a_new_session_when_its_replica_stops(
+    three: tuple[list[Replica], str], folder: Path, how: signal.Signals, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The 2025-11-25 typed client, whose session's replica stopped (drained, or killed
+    outright): its next call gets 404 from another replica, and is answered in a new
+    session there, once for three calls made together from three tasks; the new
+    session keeps to its replica, and on_new_session ran once, with its client."""
+    started, url = three
+
+    async def scenario() -> tuple[str, list[str], str, int]:
+        with imported("replicated", folder) as replicated:
+            opened: list[Any] = []
+
+            async def on_new_session(client: Any) -> None:
+                opened.append(client)
+
+            typed = replicated.ReplicatedClient.http(url, mode="legacy", on_new_session=on_new_session)
+            async with typed as client:
+
+                async def whoami() -> str:
+                    return str((await client.whoami())[0].text)
+
+                home = await whoami()
+                assert {await whoami() for _ in range(3)} == {home}  # kept to one replica
+                first = client.client
+                victim = next(r for r in started if r.name == home)
+                victim.process.send_signal(how)
+                await anyio.to_thread.run_sync(lambda: victim.process.wait(timeout=60))
+                answers: list[str] = []
+
+                async def call() -> None:
+                    answers.append(await whoami())
+
+                async with anyio.create_task_group() as group:
+                    for _ in range(3):
+                        group.start_soon(call)
+                assert client.client is not first and opened == [client.client]
+                after = await whoami()
+        return home, answers, after, len(opened)
+
+    home, answers, after, renewals = anyio.run(scenario)
+    assert renewals == 1
+    assert set(answers) == {after} and after != home
+    # Closing the lost session's client sent no DELETE the server would have refused.
+    assert not [r for r in caplog.records if "termination failed" in r.getMessage()], caplog.text
 
 
 # --- a replica lost under load -------------------------------------------------------------
