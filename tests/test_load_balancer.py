@@ -137,6 +137,7 @@ def test_a_session_whose_replica_died_gets_404_from_another(three: tuple[list[Re
         assert reopened.status_code == 200 and reopened.headers["mcp-session-id"] != session
 
 
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_a_typed_client_opens_a_new_session_when_its_replica_stops(
     three: tuple[list[Replica], str], folder: Path, how: signal.Signals, caplog: pytest.LogCaptureFixture
@@ -144,7 +145,8 @@ def test_a_typed_client_opens_a_new_session_when_its_replica_stops(
     """The 2025-11-25 typed client, whose session's replica stopped (drained, or killed
     outright): its next call gets 404 from another replica, and is answered in a new
     session there, once for three calls made together from three tasks; the new
-    session keeps to its replica, and on_new_session ran once, with its client."""
+    session keeps to its replica, and on_new_session ran once, with its client, and
+    subscribed again there (as README's "A lost session" shows)."""
     started, url = three
 
     async def scenario() -> tuple[str, list[str], str, int]:
@@ -152,10 +154,12 @@ def test_a_typed_client_opens_a_new_session_when_its_replica_stops(
             opened: list[Any] = []
 
             async def on_new_session(client: Any) -> None:
+                await client.subscribe_resource(BOARD)
                 opened.append(client)
 
             typed = replicated.ReplicatedClient.http(url, mode="legacy", on_new_session=on_new_session)
             async with typed as client:
+                await client.client.subscribe_resource(BOARD)
 
                 async def whoami() -> str:
                     return str((await client.whoami())[0].text)
