@@ -138,15 +138,20 @@ def test_a_session_whose_replica_died_gets_404_from_another(three: tuple[list[Re
 
 
 @pytest.mark.filterwarnings("ignore:resources/subscribe is removed")
-@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+@pytest.mark.parametrize(
+    ("how", "made"),
+    [(signal.SIGTERM, "http"), (signal.SIGKILL, "http"), (signal.SIGKILL, "Client(url)")],
+    ids=["SIGTERM", "SIGKILL", "SIGKILL-own-Client"],
+)
 def test_a_typed_client_opens_a_new_session_when_its_replica_stops(
-    three: tuple[list[Replica], str], folder: Path, how: signal.Signals, caplog: pytest.LogCaptureFixture
+    three: tuple[list[Replica], str], folder: Path, how: signal.Signals, made: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The 2025-11-25 typed client, whose session's replica stopped (drained, or killed
     outright): its next call gets 404 from another replica, and is answered in a new
     session there, once for three calls made together from three tasks; the new
     session keeps to its replica, and on_new_session ran once, with its client, and
-    subscribed again there (as README's "A lost session" shows)."""
+    subscribed again there (as README's "A lost session" shows). Made by `http(url)`,
+    or given an `mcp.Client(url)` of the caller's own (how callbacks are passed)."""
     started, url = three
 
     async def scenario() -> tuple[str, list[str], str, int]:
@@ -157,7 +162,11 @@ def test_a_typed_client_opens_a_new_session_when_its_replica_stops(
                 await client.subscribe_resource(BOARD)
                 opened.append(client)
 
-            typed = replicated.ReplicatedClient.http(url, mode="legacy", on_new_session=on_new_session)
+            if made == "http":
+                typed = replicated.ReplicatedClient.http(url, mode="legacy", on_new_session=on_new_session)
+            else:
+                own = Client(url, mode="legacy")
+                typed = replicated.ReplicatedClient(own, mode="legacy", on_new_session=on_new_session)
             async with typed as client:
                 await client.client.subscribe_resource(BOARD)
 

@@ -148,7 +148,9 @@ class HttpTransport:
             headers=headers,
             # The SDK's own client's timeouts: a response stream may stay open long.
             timeout=httpx2.Timeout(30.0, read=300.0),
-            transport=_told(httpx2.AsyncHTTPTransport(), httpx2.URL(self.url), self._lost),
+            transport=_told(
+                httpx2.AsyncHTTPTransport(), httpx2.URL(self.url), self._lost
+            ),
         )
         async with AsyncExitStack() as stack:
             await stack.enter_async_context(http)
@@ -195,7 +197,8 @@ def _told(
         kept = [
             (name, value)
             for name, value in response.headers.multi_items()
-            if name.lower() not in ("content-type", "content-length", "content-encoding")
+            if name.lower()
+            not in ("content-type", "content-length", "content-encoding")
         ]
         return httpx2.Response(
             response.status_code,

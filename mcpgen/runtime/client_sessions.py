@@ -89,7 +89,8 @@ def _fresh(client: Client) -> Client | None:
 @dataclasses.dataclass(eq=False)
 class _Held:
     """A client, held open by a task of its own until `leave` is set; then left (with
-    `exc_info`, what leaves the typed client's `async with`), `error` what that raised."""
+    `exc_info`, what leaves the typed client's `async with`), `error` what that raised.
+    """
 
     client: Client
     leave: anyio.Event = dataclasses.field(default_factory=anyio.Event)
@@ -158,7 +159,9 @@ class Connection:
             for retired in [*self._retired.values(), held]:
                 await _leave(retired)
         self._retired.clear()
-        await group.__aexit__(None, None, None)  # every task is over: nothing to wait for
+        await group.__aexit__(
+            None, None, None
+        )  # every task is over: nothing to wait for
         if held.error is not None:
             raise held.error
 
@@ -179,7 +182,9 @@ class Connection:
             again = lost_session(error)
             if again is None:
                 raise
-            raise SessionLostError(again, "a new session was lost at once too") from None
+            raise SessionLostError(
+                again, "a new session was lost at once too"
+            ) from None
 
     async def _using_client(
         self, held: _Held, request: Callable[[Client], Awaitable[T]]
@@ -227,7 +232,8 @@ class Connection:
         task_status: TaskStatus[BaseException | None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
         """Enter `held.client`, keep it open until told to leave, and leave it, all in
-        this task: the SDK's transports hold task groups, left where they were entered."""
+        this task: the SDK's transports hold task groups, left where they were entered.
+        """
         try:
             await connect(held.client, self.mode)
             if self._param_headers:
@@ -241,7 +247,9 @@ class Connection:
             await disconnect(held.client, *held.exc_info)
         except Exception as error:
             if held.quietly:  # its streams to a replica that is gone: nobody's concern
-                logger.debug("closing the client of a lost session failed", exc_info=True)
+                logger.debug(
+                    "closing the client of a lost session failed", exc_info=True
+                )
             else:
                 held.error = error
         finally:
