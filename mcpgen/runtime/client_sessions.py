@@ -238,7 +238,7 @@ class Connection:
             await connect(held.client, self.mode)
             if self._param_headers:
                 declare(held.client, self._param_headers)
-        except Exception as error:  # raised by whoever started this task
+        except Exception as error:  # noqa: BLE001 (raised by whoever started this task)
             task_status.started(error)
             return
         task_status.started(None)

@@ -147,7 +147,7 @@ class RedisLink:
         try:
             # redis-py types ping() as sync-or-async; the asyncio client's is a coroutine.
             await cast(Awaitable[bool], client.ping())
-        except Exception as error:  # redis-py's errors, OSError, timeouts: all say "no"
+        except Exception as error:  # noqa: BLE001 (redis-py's, OSError, timeouts: "no")
             raise RedisUnavailable(
                 f"cannot reach Redis at {self.shown_url}: {self.describe(error)}"
             ) from None  # the cause's own text could show the URL unredacted
