@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, TypeAlias
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -149,7 +150,9 @@ class HttpTransport:
             # The SDK's own client's timeouts: a response stream may stay open long.
             timeout=httpx2.Timeout(30.0, read=300.0),
             transport=_told(
-                httpx2.AsyncHTTPTransport(), httpx2.URL(self.url), self._lost
+                httpx2.AsyncHTTPTransport(proxy=environment_proxy(self.url)),
+                httpx2.URL(self.url),
+                self._lost,
             ),
         )
         async with AsyncExitStack() as stack:
@@ -170,6 +173,20 @@ class HttpTransport:
         if stack is None:
             return None
         return await stack.__aexit__(exc_type, exc_value, traceback)
+
+
+def environment_proxy(url: str) -> str | None:
+    """The proxy the environment names for `url` (`HTTPS_PROXY`, `HTTP_PROXY`,
+    `ALL_PROXY`, less `NO_PROXY`): httpx reads them only for a client without a
+    transport of its own, and the SDK's own client, which this one replaces, has none.
+    """
+    import urllib.request
+
+    parts = urlsplit(url)
+    if urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    proxies = urllib.request.getproxies()
+    return proxies.get(parts.scheme) or proxies.get("all")
 
 
 def lost_session(error: BaseException) -> str | None:
