@@ -113,15 +113,13 @@ def _client_imports(api: Api, client: tuple[Method, ...]) -> ModuleImports:
         CLIENT.imported(name)
         for name in (
             "annotations", "Mapping", "Sequence", "TracebackType", "TYPE_CHECKING", "Any", "Self",
-            "Client", "StdioServerParameters", "_client", "Mode", "Server",
+            "Client", "StdioServerParameters", "_client", "_client_sessions", "Mode", "Server",
         )
     ]  # fmt: skip
     if api.resource_templates or api.prompts:  # completion references, prompt results
         template.append(module_names.SDK_TYPES)
     if api.resource_templates:
         template.append(CLIENT.imported("UriTemplate"))
-    if api.param_headers:
-        template.append(CLIENT.imported("_client_headers"))
     if any(tool.task_support in ("optional", "required") for tool in api.tools):
         template.append(CLIENT.imported("_client_tasks"))
     if api.tools or any(resource.content_model for resource in api.resources):

@@ -119,6 +119,7 @@ RUNTIME_EXPORTS = (
         "ToolOutputError",
         "Unset",
     ),
+    *_from("._runtime.client_sessions", "SessionLostError"),
     *_from("._runtime.client_tasks", "TaskFailedError", "TaskHandle", "TaskState"),
     *_from(
         "._runtime.content",
@@ -170,7 +171,12 @@ CLIENT = ModuleNames(
         *_from("mcp.shared.uri_template", "UriTemplate"),
         # Helpers are reached through `_client.`: no argument name (snake_case, never with a
         # leading underscore) can shadow them. Their types are imported by name, for signatures.
-        *_from("._runtime", "client as _client", "client_headers as _client_headers", "client_tasks as _client_tasks"),
+        *_from(
+            "._runtime",
+            "client as _client",
+            "client_sessions as _client_sessions",
+            "client_tasks as _client_tasks",
+        ),
         *_from("._runtime.client", "Mode", "UNSET", "Unset"),
         *_from("._runtime.client_tasks", "TaskHandle"),
         *_from(".", "models as _models"),

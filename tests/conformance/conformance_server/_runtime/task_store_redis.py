@@ -357,7 +357,9 @@ class RedisTaskStore:
                 raise
             except Exception as error:  # noqa: BLE001
                 # Redis restarted or is unreachable: waiters poll meanwhile.
-                logger.warning("task events from Redis interrupted: %s", error)
+                logger.warning(
+                    "task events from Redis interrupted: %s", self.link.describe(error)
+                )
                 self._wake_all()
             finally:
                 await asyncio.shield(pubsub.aclose())  # type: ignore[no-untyped-call]
@@ -402,4 +404,6 @@ class RedisTaskStore:
                 await self._renew_held()
                 await self.expire()
             except Exception as error:  # noqa: BLE001
-                logger.warning("task leases could not be renewed: %s", error)
+                logger.warning(
+                    "task leases could not be renewed: %s", self.link.describe(error)
+                )
