@@ -12,16 +12,14 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mcpgen import (
-    __version__,
-    cli_build,
-    cli_diff,
-    cli_import,
-    cli_lint,
-    cli_output,
-    cli_spec,
-)
-from mcpgen.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from mcpgen import __version__
+from mcpgen.commands import build as cli_build
+from mcpgen.commands import diff as cli_diff
+from mcpgen.commands import import_ as cli_import
+from mcpgen.commands import lint as cli_lint
+from mcpgen.commands import output as cli_output
+from mcpgen.commands import spec as cli_spec
+from mcpgen.commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,11 @@ from helpers import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpgen import pipeline
-from mcpgen.build_context import fast_context
-from mcpgen.render import black_style, model_batches, model_statements
-from mcpgen.render.formatting import BLACK_MODE
-from mcpgen.render.models import FastModelGenerator
+from mcpgen.models import black_style, model_batches, model_statements
+from mcpgen.models.assembly import FastModelGenerator
+from mcpgen.models.context import fast_context
+from mcpgen.models.formatting import BLACK_MODE
+from mcpgen.services import pipeline
 
 
 def _black(text: str) -> str:

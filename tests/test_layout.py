@@ -12,53 +12,28 @@ from helpers import ROOT
 PACKAGE = ROOT / "mcpgen"
 
 # The pipeline's stages in order; a module may import its own stage and earlier ones only.
-# `importer` turns a server's listings into spec text: it needs the format (spec, 1) and
-# nothing later; the pipeline builds what it made to compare it with the original.
-# `render` is two stages around `bind`: the models (with the Jinja environment and the
-# formatter they use) before it, the templates' side (RENDER_TEMPLATE_SIDE), which prints
-# what bind decided, after it.
-# `compare` (mcpgen diff) sits beside `write`: both use what render knows, neither the other.
 STAGES = {
     "spec": 1,
-    "importer": 2,
-    "openapi": 2,  # an OpenAPI document as spec data: the format (spec, 1) and nothing later
+    "names": 2,
     "check": 2,
     "lint": 3,
     "ir": 4,
-    "render": 5,
-    "build_context": 5,  # the options render runs with: its formatter and model generator
+    "models": 5,
     "bind": 6,
-    "render.templates": 7,
+    "render": 7,
     "write": 8,
     "compare": 8,
-    "pipeline": 9,
-    "spec_loading": 9,
-    "spec_lint": 9,
-    "project_starter": 9,
-    "package_directories": 9,
-    "spec_diff": 9,
-    "server_import": 9,
-    "openapi_import": 9,
-    "spec_budget": 9,
-    "handler_changes": 9,
-    "cli": 10,
-    "cli_output": 10,
-    "cli_build": 10,
-    "cli_spec": 10,
-    "cli_lint": 10,
-    "cli_diff": 10,
-    "cli_import": 10,
-    "cli_import_openapi": 10,
-    "__main__": 11,
+    "services": 9,
+    "importer": 10,
+    "commands": 11,
+    "cli": 11,
+    "__main__": 12,
 }
-SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, files, terminal, json_types: used by any stage
-RENDER_TEMPLATE_SIDE = {"views", "package", "schema_doc", "starter"}
+SHARED = 0  # mcpgen/__init__, diagnostics, utils: used by any stage
 
 
 def _stage(module: str) -> int:
     parts = module.split(".")
-    if len(parts) > 2 and parts[1] == "render" and parts[2] in RENDER_TEMPLATE_SIDE:
-        return STAGES["render.templates"]
     return STAGES.get(parts[1], SHARED) if len(parts) > 1 else SHARED
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import ROOT, build_and_write, imported
 
-from mcpgen.render.model_base import BASE_CLASS, on_shared_base
+from mcpgen.models.model_base import BASE_CLASS, on_shared_base
 
 
 def test_no_model_repeats_the_shared_configuration(tmp_path: Path) -> None:

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from test_fuzz import specs as valid_specs
 from test_jsonschema_suite import yaml_json
 
-from mcpgen import pipeline
-from mcpgen.build_context import BuildContext, fast_context, reference_context
-from mcpgen.render.models import FastModelGenerator
+from mcpgen.models.assembly import FastModelGenerator
+from mcpgen.models.context import BuildContext, fast_context, reference_context
+from mcpgen.services import pipeline
 
 Json = Any
 

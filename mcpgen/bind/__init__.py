@@ -10,6 +10,6 @@ from __future__ import annotations
 from mcpgen.bind.api import Binding, Method, Parameter, PythonApi
 from mcpgen.bind.binder import bind
 from mcpgen.bind.types import TypeRef
-from mcpgen.ir.module_names import Scope
+from mcpgen.names.module_names import Scope
 
 __all__ = ["Binding", "Method", "Parameter", "PythonApi", "Scope", "TypeRef", "bind"]

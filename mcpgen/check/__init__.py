@@ -2,7 +2,7 @@
 
 The format's schema catches shape (`structure`); the rest is what a schema alone cannot
 say: embedded JSON Schemas, tools, resources and prompts. Python names are the IR's
-business and are checked there (`mcpgen.ir.names`).
+business and are checked there (`mcpgen.check.names`).
 """
 
 from __future__ import annotations

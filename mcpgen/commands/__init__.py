@@ -1,0 +1,1 @@
+"""The commands: each its flags and a thin runner over one service."""

@@ -1,0 +1,1 @@
+"""Python names decided once."""

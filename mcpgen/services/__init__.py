@@ -1,0 +1,1 @@
+"""One service per command."""

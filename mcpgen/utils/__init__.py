@@ -1,0 +1,1 @@
+"""Helpers every stage may use: files, the cache, progress, the terminal, hashes, JSON types."""
