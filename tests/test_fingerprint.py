@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import MINIMAL, ROOT, write_spec
 
-from mcpgen.render import template_directory
+from mcpgen.templates import template_directory
 from mcpgen.write.fingerprint import (
     RUNTIME,
     fingerprint,

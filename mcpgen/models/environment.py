@@ -13,7 +13,7 @@ import jinja2
 from mcpgen import __version__
 from mcpgen.models.formatting import BLACK_MODE, format_python
 from mcpgen.models.json_text import indented_json
-from mcpgen.render import template_directory
+from mcpgen.templates import template_directory
 
 __all__ = ["BLACK_MODE", "format_python", "render_template"]
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from importlib.metadata import version
 from pathlib import Path
 
-from mcpgen.render import template_directory
+from mcpgen.templates import template_directory
 
 BUILD = "mcpgen.services.pipeline"
 RUNTIME = "mcpgen.runtime"  # copied into packages whole, so hashed whole
