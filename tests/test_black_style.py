@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from mcpgen.models import black_style, model_batches, model_statements
 from mcpgen.models.assembly import FastModelGenerator
-from mcpgen.models.context import fast_context
 from mcpgen.models.formatting import BLACK_MODE
+from mcpgen.models.run import fast_context
 from mcpgen.services import pipeline
 
 

@@ -34,7 +34,7 @@ PACKAGE = ROOT / "mcpgen"
 BUILD_SCRIPT = """
 import hashlib, json, sys
 from pathlib import Path
-from mcpgen.models.context import reference_context
+from mcpgen.models.run import reference_context
 from mcpgen.services.pipeline import build
 
 context = reference_context() if sys.argv[2:] == ["reference"] else None

@@ -25,7 +25,8 @@ from test_fuzz import specs as valid_specs
 from test_jsonschema_suite import yaml_json
 
 from mcpgen.models.assembly import FastModelGenerator
-from mcpgen.models.context import BuildContext, fast_context, reference_context
+from mcpgen.models.context import BuildContext
+from mcpgen.models.run import fast_context, reference_context
 from mcpgen.services import pipeline
 
 Json = Any

@@ -29,13 +29,13 @@ from helpers import (
 from mcp import Client
 
 from mcpgen import __version__
-from mcpgen.models.assembly import render_models
 from mcpgen.models.environment import (
     BLACK_MODE,
     docstring,
     python_lines,
     python_literal,
 )
+from mcpgen.models.run import render_models
 from mcpgen.services.pipeline import build
 
 PYTHON_FILES = sorted(name for name in package_files(GENERATED) if name.endswith(".py"))

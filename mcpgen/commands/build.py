@@ -65,7 +65,7 @@ def init_arguments(command: argparse.ArgumentParser) -> None:
 
 def _context(options: argparse.Namespace) -> BuildContext | None:
     """The reference formatter and model generator under --reference; else the default."""
-    from mcpgen.models.context import reference_context
+    from mcpgen.models.run import reference_context
 
     return reference_context() if options.reference else None
 

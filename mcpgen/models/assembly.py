@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from mcpgen.ir.model import Api
+from mcpgen.models.context import Models
 from mcpgen.models.environment import docstring
 from mcpgen.models.imports import Imports
 from mcpgen.models.model_base import BASE_CLASS, BASE_MODULE, base_module
@@ -64,16 +65,6 @@ if TYPE_CHECKING:
     from mcpgen.models.context import BuildContext
 
 
-@dataclass(frozen=True)
-class Models:
-    """The `models` package: one module per group, named as the group's handler method
-    (tool `suggest_gifts` -> `models/suggest_gifts.py`), the definitions in `_shared`."""
-
-    modules: dict[str, str]  # module name -> source
-    names: dict[str, str]  # every public name (class or type alias) -> its module
-    index: ModelIndex  # every model's fields, every name defined and imported
-
-
 NO_MODELS = Models({}, {}, ModelIndex({}, frozenset(), {}))
 
 
@@ -91,14 +82,6 @@ class Runs(Protocol):
 
     def import_lines(self, imports: str) -> str:
         """A module's import block, as `Imports.render` gives it, written for the module."""
-
-
-def render_models(api: Api, header: str, context: BuildContext | None = None) -> Models:
-    """The models of `api` by the context's model generator (the fast one by default)."""
-    from mcpgen.models.context import fast_context
-
-    context = context or fast_context()
-    return context.model_generator.render_models(api, header, context)
 
 
 @dataclass(frozen=True)

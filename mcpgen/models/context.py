@@ -1,17 +1,19 @@
-"""How a build renders: the formatter and the model generator it uses, and whether it may
-read and write mcpgen's disk cache and start worker processes.
+"""How a build renders, as types: the formatter and the model generator it uses, whether it
+may read and write mcpgen's disk cache and start worker processes, and what the model
+generator gives (`Models`).
 
-Each of the two stages has a plain reference implementation and a fast one behind the same
+Each of the two has a plain reference implementation and a fast one behind the same
 interface. The reference ones are what the output means: black on each whole module
 (`ReferenceFormatter`), one datamodel-code-generator run over every schema of the spec
 (`ReferenceModelGenerator`). The fast ones (the default) give the same bytes sooner: a writer
 of black's style, model groups generated in batches, caches and worker processes; the
 tests hold them to the reference ones (tests/test_reference_build.py). `mcpgen build
---reference` builds with the reference ones.
+--reference` builds with the reference ones; `mcpgen.models.run` makes either context.
 
 The context is a value handed down from the command line, so that no module keeps a switch
-of its own. This module imports neither black nor the model generator: a no-op rebuild
-never pays for them.
+of its own. This module holds only the types, below every implementation (no import
+circle), and imports neither black nor the model generator: a no-op rebuild never pays for
+them.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from mcpgen.ir.model import Api
-    from mcpgen.models.assembly import Models
+    from mcpgen.models.model_index import ModelIndex
 
 
 class Formatter(Protocol):
-    """Writes generated modules in black's style (black's fixed mode: render/formatting.py)."""
+    """Writes generated modules in black's style (black's fixed mode: models/formatting.py)."""
 
     def format_modules(self, sources: Sequence[str], context: BuildContext) -> list[str]: ...
 
@@ -52,17 +54,11 @@ class BuildContext:
         )
 
 
-def fast_context() -> BuildContext:
-    """The default: the fast formatter and model generator, with the cache and workers."""
-    from mcpgen.models.assembly import FastModelGenerator
-    from mcpgen.models.formatting import FastFormatter
+@dataclass(frozen=True)
+class Models:
+    """The `models` package: one module per group, named as the group's handler method
+    (tool `suggest_gifts` -> `models/suggest_gifts.py`), the definitions in `_shared`."""
 
-    return BuildContext(FastFormatter(), FastModelGenerator())
-
-
-def reference_context() -> BuildContext:
-    """The reference implementations, with no cache and no worker processes."""
-    from mcpgen.models.formatting import ReferenceFormatter
-    from mcpgen.models.model_reference import ReferenceModelGenerator
-
-    return BuildContext(ReferenceFormatter(), ReferenceModelGenerator(), use_cache=False, workers=False)
+    modules: dict[str, str]  # module name -> source
+    names: dict[str, str]  # every public name (class or type alias) -> its module
+    index: ModelIndex  # every model's fields, every name defined and imported

@@ -16,7 +16,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mcpgen.ir.model import Api
-from mcpgen.models.assembly import NO_MODELS, Models, assembled_models
+from mcpgen.models.assembly import NO_MODELS, assembled_models
+from mcpgen.models.context import Models
 from mcpgen.models.model_generator import generate_models, generate_models_with_sources
 from mcpgen.models.model_owners import whole_run_document, whole_run_groups
 from mcpgen.models.model_statements import Generated, taken_apart_as_written

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from mcpgen.bind import PythonApi, bind
 from mcpgen.ir.model import Api
-from mcpgen.models.assembly import render_models
 from mcpgen.models.environment import render_template
 from mcpgen.models.model_generator import ModelRenderError
 from mcpgen.models.model_index import ModelIndex
+from mcpgen.models.run import render_models
 from mcpgen.render.schema_doc import (
     authorization_json,
     prompt_messages_json,
@@ -77,8 +77,8 @@ class RenderedPackage:
 
 def render_package(api: Api, context: BuildContext | None = None) -> RenderedPackage:
     """Every file of the package, by the context's formatter and model generator (the fast
-    ones by default: mcpgen/build_context.py)."""
-    from mcpgen.models.context import fast_context
+    ones by default: mcpgen/models/run.py)."""
+    from mcpgen.models.run import fast_context
 
     context = context or fast_context()
     top = header(api)

@@ -121,8 +121,8 @@ def build(
     project unless `allow_outside`."""
     from mcpgen.bind.api import handlers_to_json
     from mcpgen.ir.resolve import resolve
-    from mcpgen.models.context import fast_context
     from mcpgen.models.model_generator import ModelRenderError, warm_up
+    from mcpgen.models.run import fast_context
     from mcpgen.render.package import render_package
     from mcpgen.write.manifest import manifest_text
 

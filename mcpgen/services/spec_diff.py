@@ -26,8 +26,8 @@ def _generated(spec_path: Path, label: str | None = None) -> BuiltSide:
     from mcpgen.bind.binder import bind
     from mcpgen.compare.code import BuiltSide
     from mcpgen.ir.resolve import resolve
-    from mcpgen.models.assembly import render_models
     from mcpgen.models.model_generator import ModelRenderError
+    from mcpgen.models.run import render_models
     from mcpgen.render.package import header
 
     if not spec_path.is_file():
