@@ -25,6 +25,7 @@ from mcpgen.commands.output import (
 )
 from mcpgen.diagnostics import SpecError
 from mcpgen.services import package_directories, pipeline, project_starter
+from mcpgen.services.spec_loading import SpecFile
 from mcpgen.utils import progress
 from mcpgen.utils.terminal import shown, shown_lines
 
@@ -168,14 +169,15 @@ def build(
     allow_outside: bool = False,
     context: BuildContext | None = None,
 ) -> int:
+    reading = SpecFile(spec)  # read once: the no-op check and the build share it
     try:
         if not force:
-            directory = package_directories.fresh_package(spec, output, strict)
+            directory = package_directories.fresh_package(reading, output, strict)
             if directory is not None:
                 print(f"{shown(str(directory))}: up to date")
                 return EXIT_OK
         with progress_line("building"):
-            result = pipeline.build(spec, output, strict, allow_outside, context)
+            result = pipeline.build(reading, output, strict, allow_outside, context)
     except SpecError as error:
         return report_spec_error(error)
     except pipeline.UsageError as error:

@@ -1,18 +1,19 @@
 """The one place the stages meet: spec file -> checked spec -> IR -> rendered files -> disk.
 
-The service behind `mcpgen build`, `check` and `validate`; the CLI calls these functions and
-prints what they return: `build` renders a package in memory, `write` applies it, `validate`
-is a build that writes nothing. Heavy stages (the checker, the model generator, the
-formatter) are imported only when a build really renders, so the no-op rebuild stays fast.
-Reading and checking a spec (and the policy on warnings) lives in `mcpgen.services.spec_loading`,
-where its package goes and whether it is fresh in `mcpgen.services.package_directories`. The other
-commands have a service each: `mcpgen.services.spec_lint` (lint), `mcpgen.services.spec_diff` (diff),
-`mcpgen.importer.from_server` (import) and `mcpgen.services.project_starter` (init's starter files, stub).
+The service behind `mcpgen build`, `check` and `validate`; the commands call these functions
+and print what they return: `build` renders a package in memory, `write` applies it,
+`validate` is a build that writes nothing. One way down: the spec is read and checked once
+(`mcpgen.services.spec_loading`; a `SpecFile` the no-op check has read already is not read
+again), the package's folder is decided once, before the stages run
+(`mcpgen.services.package_directories`), then resolve, render, and the manifest. Heavy
+stages (the checker, the model generator, the formatter) are imported only when a build
+really renders, so the no-op rebuild stays fast. The other commands have a service each:
+`spec_lint` (lint), `spec_diff` (diff), `project_starter` (init's starter files, stub) here,
+and `mcpgen.importer` (import).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -21,8 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
-from mcpgen.services.package_directories import package_directory, remember_directory
-from mcpgen.services.spec_loading import load_spec
+from mcpgen.services.package_directories import UsageError as UsageError
+from mcpgen.services.package_directories import output_directory
+from mcpgen.services.spec_loading import SpecFile, load_spec, spec_file
 from mcpgen.utils import collector, progress
 
 if TYPE_CHECKING:
@@ -31,47 +33,6 @@ if TYPE_CHECKING:
     from mcpgen.models.context import BuildContext
     from mcpgen.spec.model import Spec
     from mcpgen.write.plan import Plan
-
-
-class UsageError(Exception):
-    """A command line the pipeline refuses (not a problem of the spec): exit status 2."""
-
-
-def _check_output(spec: Spec, directory: Path, output: Path | None, allow_outside: bool) -> None:
-    """The package goes inside the project (see `mcpgen.spec.assets.project_root`), unless
-    the user says otherwise: a spec from a pull request must not write anywhere it likes."""
-    from mcpgen.spec.assets import is_inside, project_root
-
-    root = project_root(spec.file)
-    if allow_outside or is_inside(directory, root):
-        return
-    if Path(os.path.abspath(directory)).is_relative_to(root):
-        raise SpecError(
-            [
-                spec.source.error(
-                    ("output",),
-                    f"the package folder {directory} leads outside the project through a symbolic link",
-                    "mcpgen does not write through links; use the real folder, or --allow-outside-project",
-                    at_value=True,
-                )
-            ]
-        )
-    if output is not None:
-        raise UsageError(
-            f"-o {output} puts the package outside the project ({root}); "
-            "pass --allow-outside-project if that is what you want"
-        )
-    raise SpecError(
-        [
-            spec.source.error(
-                ("output",),
-                "the output folder is outside the project (the git repository that holds the spec, "
-                "or else the spec's folder)",
-                "write a path inside the project, or build with --allow-outside-project",
-                at_value=True,
-            )
-        ]
-    )
 
 
 @dataclass(frozen=True)
@@ -108,7 +69,7 @@ def _early_workers(spec_path: Path, warm_up: Callable[[], None], context: BuildC
 
 
 def build(
-    spec_path: Path,
+    spec: Path | SpecFile,
     output: Path | None = None,
     strict: bool = False,
     allow_outside: bool = False,
@@ -127,18 +88,17 @@ def build(
     from mcpgen.write.manifest import manifest_text
 
     context = context or fast_context()
-    with collector.paused(), _early_workers(spec_path, warm_up, context):
+    file = spec_file(spec)
+    with collector.paused(), _early_workers(file.path, warm_up, context):
         progress.stage("reading and checking the spec")
-        spec, raw, warnings = load_spec(spec_path, strict)
-        directory = package_directory(spec, output)
-        _check_output(spec, directory, output, allow_outside)
-        remember_directory(spec_path, raw, output, directory)
-        progress.stage("resolving", about=_contents(spec))
-        api = resolve(spec, raw)
+        checked, raw, warnings = load_spec(file, strict)
+        directory = output_directory(file, checked, output, allow_outside)
+        progress.stage("resolving", about=_contents(checked))
+        api = resolve(checked, raw)
         try:
             rendered = render_package(api, context)
         except ModelRenderError as exc:
-            raise SpecError([*model_diagnostics(spec, api, str(exc), exc.models), *warnings]) from None
+            raise SpecError([*model_diagnostics(checked, api, str(exc), exc.models), *warnings]) from None
     # The manifest keeps the Handlers methods, for the next rebuild to say what changed.
     handlers = {"handlers": handlers_to_json(rendered.python.handlers)}
     manifest = manifest_text(api.spec_name, api.spec_sha256, api.inputs, rendered.files, handlers)
@@ -151,7 +111,7 @@ def _contents(spec: Spec) -> str:
     return ", ".join(f"{count} {kind}{'s' if count != 1 else ''}" for kind, count in counts.items() if count)
 
 
-def validate(spec_path: Path, strict: bool = False) -> list[Diagnostic]:
+def validate(spec_path: Path | SpecFile, strict: bool = False) -> list[Diagnostic]:
     """What `mcpgen validate` runs: every check, and a build in memory, so that a spec that
     validates also builds. Returns the warnings; raises SpecError as `build` does."""
     return list(build(spec_path, strict=strict).warnings)
