@@ -96,4 +96,6 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exit:  # argparse: --help and --version exit 0, bad usage 2
         return EXIT_OK if not exit.code else EXIT_USAGE
     output.quiet = bool(getattr(options, "quiet", False))
-    return COMMANDS[options.command].run(options)
+    # `build --watch` is `watch`: the same flags, a build on every save.
+    command = "watch" if options.command == "build" and options.watch else options.command
+    return COMMANDS[command].run(options)

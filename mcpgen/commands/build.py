@@ -68,10 +68,7 @@ def context_of(options: argparse.Namespace) -> BuildContext | None:
 
 
 def run(options: argparse.Namespace) -> int:
-    if options.watch:
-        from mcpgen.commands import watch
-
-        return watch.run(options)
+    """`build` once (cli.py runs `build --watch` as `watch`)."""
     return build(
         options.spec, options.output, options.force, options.strict, options.allow_outside_project, context_of(options)
     )
