@@ -3,7 +3,7 @@
     python benchmarks/model_batches.py [--tools 500] [--groups 128] [--sizes 1,8,16,32,64,128]
                                        [--floor-tools 10000]
 
-A build gives datamodel-codegen one group of definitions per tool (render/model_groups.py), in
+A build gives datamodel-codegen one group of definitions per tool (models/model_groups.py), in
 batches of groups that cannot interfere. For the N-tool spec of benchmarks/specs.py, the
 first `--groups` groups are generated again in batches of each size (formed as the build
 forms them: consecutive groups that fit together), and the table gives the CPU time per

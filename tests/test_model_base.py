@@ -1,4 +1,4 @@
-"""One base class carries the configuration every model shares (render/model_base.py):
+"""One base class carries the configuration every model shares (models/model_base.py):
 each model keeps the properties its schema allows without declaring them, and takes its
 fields by Python name as well as by alias, without saying so in every class."""
 

@@ -43,7 +43,7 @@ class ModelGenerator(Protocol):
 class BuildContext:
     formatter: Formatter
     model_generator: ModelGenerator
-    use_cache: bool = True  # read and write mcpgen's disk cache (mcpgen/cache.py)
+    use_cache: bool = True  # read and write mcpgen's disk cache (mcpgen/utils/cache.py)
     workers: bool = True  # start worker processes where there is enough work for them
 
     def with_options(self, *, use_cache: bool | None = None, workers: bool | None = None) -> BuildContext:

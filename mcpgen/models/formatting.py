@@ -1,7 +1,7 @@
 """black's style for the generated modules: `ReferenceFormatter` runs black on each whole
 module; `FastFormatter` gives the same text with black itself off the hot path, as follows.
 
-`format_modules` has each module written by render/black_style/, which writes the
+`format_modules` has each module written by models/black_style/, which writes the
 shapes generated code uses in a layout black leaves unchanged and gives black only the
 statements it does not write itself (`format_piece`, cached). A module it cannot take
 at all goes through black piece by piece, as follows.
@@ -157,12 +157,12 @@ def format_piece(piece: str, use_cache: bool = True) -> str:
 
 
 def piece_formatter(use_cache: bool) -> Callable[[str], str]:
-    """`format_piece`, as render/black_style/ calls it for what it does not write itself."""
+    """`format_piece`, as models/black_style/ calls it for what it does not write itself."""
     return format_piece if use_cache else functools.partial(format_piece, use_cache=False)
 
 
 def format_modules(sources: Sequence[str], use_cache: bool = True, use_workers: bool = True) -> list[str]:
-    """Several modules in black's style: written by render/black_style/, which gives black
+    """Several modules in black's style: written by models/black_style/, which gives black
     only the statements it does not write itself; a module it cannot write at all goes
     through black piece by piece (one pool of workers for all of them). A module formatted
     before comes whole from the cache."""

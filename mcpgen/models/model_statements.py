@@ -108,7 +108,7 @@ def imported(pairs: Sequence[GeneratorImport]) -> dict[str, tuple[str, str]]:
 
 
 def restyled(statement: str, fallback: Callable[[str], str] = format_piece) -> str:
-    """`statement` in black's style (render/black_style/, `fallback` for what it does not write)."""
+    """`statement` in black's style (models/black_style/, `fallback` for what it does not write)."""
     return black_style.format_module(statement + "\n", fallback).rstrip("\n")
 
 

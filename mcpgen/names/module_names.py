@@ -216,7 +216,7 @@ MODELS = ModuleNames(
         TYPE_CHECKING,
         *_from("typing", "Annotated", "Any", "Literal", "Optional", "TypeAlias", "Union"),
         *_from("pydantic", "AwareDatetime", "BaseModel", "ConfigDict", "Field", "NaiveDatetime", "RootModel"),
-        *_from("._base", "_Model"),  # the base of every model class (render/model_base.py)
+        *_from("._base", "_Model"),  # the base of every model class (models/model_base.py)
         *_from("importlib", "import_module as _import_module"),
     ),
     ("_MODULES", "__all__", "__getattr__", "__dir__"),

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 # Modules rendered from a template of the same name, then formatted.
 TEMPLATED_MODULES = ("__init__.py", "client.py", "handlers.py", "server.py")
-# The models package: one module per tool, resource and prompt (see render/models.py).
+# The models package: one module per tool, resource and prompt (see models/assembly.py).
 MODELS_DIRECTORY = "models"
 # Where the runtime (`mcpgen/runtime/*.py`, the same for every spec) goes in the package.
 RUNTIME_DIRECTORY = "_runtime"
