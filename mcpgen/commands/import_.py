@@ -23,10 +23,10 @@ from mcpgen.importer.bounds import (
     Limits,
     OutOfTime,
     byte_count,
-    process_started,
 )
 from mcpgen.importer.capture import SourceError
 from mcpgen.importer.live import ERAS, command_line
+from mcpgen.utils.progress import process_started
 from mcpgen.utils.terminal import shown
 
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 
 from mcpgen.diagnostics import Diagnostic, SpecError, summary
-from mcpgen.importer.bounds import process_started
 from mcpgen.services import pipeline
 from mcpgen.utils import progress
+from mcpgen.utils.progress import process_started
 from mcpgen.utils.terminal import shown
 
 EXIT_OK = 0
