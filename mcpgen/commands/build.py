@@ -25,7 +25,7 @@ from mcpgen.commands.output import (
 )
 from mcpgen.diagnostics import SpecError
 from mcpgen.services import package_directories, pipeline
-from mcpgen.services.spec_loading import SpecFile
+from mcpgen.services.spec_file import SpecFile
 from mcpgen.utils import progress
 from mcpgen.utils.terminal import shown, shown_lines
 

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from mcpgen.diagnostics import SpecError
 from mcpgen.names import naming
-from mcpgen.services.spec_loading import SpecFile, load_spec, spec_file
+from mcpgen.services.spec_file import SpecFile, spec_file
+from mcpgen.services.spec_loading import load_spec
 
 if TYPE_CHECKING:
     from mcpgen.spec.model import Spec
@@ -121,7 +122,7 @@ def fresh_package(spec: Path | SpecFile, output: Path | None = None, strict: boo
     spec_path = file.path
     try:
         raw = file.raw()
-    except SpecError:
+    except OSError:
         return None
     this_text, this_path = _directory_keys(spec_path, raw, output)
     directory = _known_directory(this_text)

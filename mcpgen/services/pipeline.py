@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
 from mcpgen.services.package_directories import UsageError as UsageError
 from mcpgen.services.package_directories import output_directory
-from mcpgen.services.spec_loading import SpecFile, load_spec, spec_file
+from mcpgen.services.spec_file import SpecFile, spec_file
+from mcpgen.services.spec_loading import load_spec
 from mcpgen.utils import collector, progress
 
 if TYPE_CHECKING:
