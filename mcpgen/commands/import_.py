@@ -17,7 +17,7 @@ from mcpgen.commands.output import (
     progress_line,
     quiet_argument,
 )
-from mcpgen.importer import from_server as server_import
+from mcpgen.importer import from_server
 from mcpgen.importer.bounds import (
     Deadline,
     Limits,
@@ -154,20 +154,20 @@ def run(options: argparse.Namespace) -> int:
             return EXIT_USAGE
     try:
         if options.capture is not None:
-            capture = server_import.read_capture(options.capture, limits.max_bytes)
+            capture = from_server.read_capture(options.capture, limits.max_bytes)
         else:
             with progress_line("importing"):
-                capture = server_import.list_server(source, options.stdio is not None, options.era, limits, deadline)
+                capture = from_server.list_server(source, options.stdio is not None, options.era, limits, deadline)
     except SourceError as error:
         print(error, file=sys.stderr)  # what it quotes is escaped where it is raised
         return EXIT_FAILED
     if options.save_capture is not None:
-        if not _write_new(options.save_capture, server_import.capture_text(capture), options.force):
+        if not _write_new(options.save_capture, from_server.capture_text(capture), options.force):
             return EXIT_FAILED
         print(f"{shown(str(options.save_capture))}: capture written", file=sys.stderr)
     try:
         with progress_line("importing"):
-            imported = server_import.import_capture(
+            imported = from_server.import_capture(
                 capture,
                 str(spec or "<stdout>"),
                 options.package,

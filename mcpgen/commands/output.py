@@ -1,8 +1,8 @@
 """What every command prints the same way, and how it exits: a bad spec's diagnostics and
 their count, a good spec's warnings, a usage error, and the progress line around a long step
 (silenced by --quiet, which `mcpgen.cli` sets once per run); and the flags several commands
-spell the same way (--strict, --quiet). The command modules (`cli_build`, `cli_spec`,
-`cli_lint`, `cli_diff`, `cli_import`) print through it."""
+spell the same way (--strict, --quiet). Every command module of `mcpgen.commands` prints
+through it."""
 
 from __future__ import annotations
 
