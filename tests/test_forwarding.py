@@ -34,8 +34,8 @@ from mcp.client.streamable_http import streamable_http_client
 from recording_upstream import Answer, Recorded, RecordingApi, recording_api
 from test_scopes import _bound
 
-from mcpgen.ir import module_names
-from mcpgen.pipeline import Build, build
+from mcpgen.names import module_names
+from mcpgen.services.pipeline import Build, build
 
 pytestmark = pytest.mark.anyio
 

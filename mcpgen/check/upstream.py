@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from mcpgen.diagnostics import Diagnostic, did_you_mean
-from mcpgen.json_types import Json
 from mcpgen.runtime.upstream_names import (
     RUNTIME_VARIABLES,
     refused_key_header,
@@ -32,6 +31,7 @@ from mcpgen.spec.model import Spec, Tool
 from mcpgen.spec.source import JsonPath, SourceMap
 from mcpgen.spec.upstream import ServerUpstream, ToolUpstream
 from mcpgen.spec.upstream_format import PATH_TEMPLATE
+from mcpgen.utils.json_types import Json
 
 _SERVER: JsonPath = ("server", "upstream")
 # OpenAPI 3's parameter styles by location (its "Style Values" table).

@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from mcpgen import collector
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
+from mcpgen.utils import collector
 
 # A path into the loaded document: mapping keys and sequence indexes, from the root.
 JsonPath = tuple[str | int, ...]
