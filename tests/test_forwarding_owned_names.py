@@ -22,9 +22,9 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 from recording_upstream import RecordingApi, recording_api
 
-from mcpgen.openapi.document import load_document
-from mcpgen.openapi.to_spec import Filters, convert
-from mcpgen.openapi_import import import_openapi
+from mcpgen.importer.from_openapi import import_openapi
+from mcpgen.importer.openapi.document import load_document
+from mcpgen.importer.openapi.to_spec import Filters, convert
 from mcpgen.runtime.errors import ToolError
 from mcpgen.runtime.upstream import Upstream
 
