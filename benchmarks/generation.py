@@ -81,7 +81,7 @@ def model_document(spec: Path) -> str:
     from the checked, resolved spec (what `pipeline.build(...).api.model_schemas` holds,
     without rendering)."""
     from mcpgen.ir.resolve import resolve
-    from mcpgen.spec_loading import load_spec
+    from mcpgen.services.spec_loading import load_spec
 
     checked, raw, _ = load_spec(spec)
     return json.dumps({"$defs": resolve(checked, raw).model_schemas}, indent=1)
@@ -183,7 +183,7 @@ def report(results: dict[int, Samples], rounds: int, floor: float) -> None:
 
 def profile(tools: int, work: Path) -> None:
     """One in-process build (render and write) of the `tools`-tool spec under cProfile."""
-    from mcpgen import pipeline
+    from mcpgen.services import pipeline
 
     spec = write_spec(work / f"profile-{tools}", tools)
     profiler = cProfile.Profile()

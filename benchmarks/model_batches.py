@@ -3,7 +3,7 @@
     python benchmarks/model_batches.py [--tools 500] [--groups 128] [--sizes 1,8,16,32,64,128]
                                        [--floor-tools 10000]
 
-A build gives datamodel-codegen one group of definitions per tool (render/model_groups.py), in
+A build gives datamodel-codegen one group of definitions per tool (models/model_groups.py), in
 batches of groups that cannot interfere. For the N-tool spec of benchmarks/specs.py, the
 first `--groups` groups are generated again in batches of each size (formed as the build
 forms them: consecutive groups that fit together), and the table gives the CPU time per
@@ -29,8 +29,8 @@ from specs import write_spec
 
 def _groups(spec: Path) -> list[dict[str, Any]]:
     """The groups of definitions a build of `spec` gives datamodel-codegen, in order."""
-    from mcpgen import pipeline
-    from mcpgen.render import models
+    from mcpgen.models import assembly as models
+    from mcpgen.services import pipeline
 
     seen: list[list[dict[str, Any]]] = []
     generate_groups = models.generate_groups
@@ -49,7 +49,7 @@ def _groups(spec: Path) -> list[dict[str, Any]]:
 
 def _cpu_per_group(groups: list[dict[str, Any]], size: int) -> tuple[int, float]:
     """(datamodel-codegen runs, CPU seconds per group) for `groups` in batches of `size`."""
-    from mcpgen.render import model_batches, model_generator
+    from mcpgen.models import model_batches, model_generator
 
     started, runs, index = time.process_time(), 0, 0
     while index < len(groups):
@@ -74,7 +74,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mcpgen-batches-") as scratch:
         os.environ["MCPGEN_CACHE_DIR"] = str(Path(scratch) / "cache")  # a cold cache
         groups = _groups(write_spec(Path(scratch), options.tools))[: options.groups]
-    from mcpgen.render import model_generator
+    from mcpgen.models import model_generator
 
     model_generator.warm_up()
     measured = {size: _cpu_per_group(groups, size) for size in sizes}

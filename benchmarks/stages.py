@@ -32,9 +32,9 @@ RUNS = ("edit rebuild", "no-op after it", "no-op again")
 
 def _in_process(spec: Path, rounds: int) -> dict[str, float]:
     """Best-of-`rounds` stage times of the mcpgen on sys.path (the cache warmed first)."""
-    from mcpgen import pipeline, spec_loading
     from mcpgen.ir.resolve import resolve
     from mcpgen.render.package import render_package
+    from mcpgen.services import pipeline, spec_loading
 
     pipeline.build(spec, allow_outside=True)
     best: dict[str, float] = {}

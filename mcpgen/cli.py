@@ -1,8 +1,8 @@
 """The command line: one table of subcommands, each its help line, the flags it takes and the
-function that runs it (`cli_build`: build, watch, check, init; `cli_spec`: validate, stub,
-schema; `cli_lint`; `cli_diff`; `cli_import`), all of which print through `cli_output`. This
-module builds the parser from the table, sets the run's --quiet and runs the one command
-named. A Ctrl-C or a closed pipe ends a run quietly."""
+function that runs it, from its module in `mcpgen.commands` (one per command: build, watch,
+check, validate, lint, init, stub, schema, import, diff), all of which print through
+`mcpgen.commands.output`. This module builds the parser from the table, sets the run's
+--quiet and runs the one command named. A Ctrl-C or a closed pipe ends a run quietly."""
 
 from __future__ import annotations
 
@@ -12,16 +12,21 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mcpgen import (
-    __version__,
-    cli_build,
-    cli_diff,
-    cli_import,
-    cli_lint,
-    cli_output,
-    cli_spec,
+from mcpgen import __version__
+from mcpgen.commands import (
+    build,
+    check,
+    diff,
+    import_,
+    init,
+    lint,
+    output,
+    schema,
+    stub,
+    validate,
+    watch,
 )
-from mcpgen.cli_output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from mcpgen.commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
 @dataclass(frozen=True)
@@ -33,31 +38,25 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {
-    "build": Command("generate the package from a spec", cli_build.build_arguments, cli_build.run_build),
-    "watch": Command(
-        "rebuild whenever the spec is saved (build --watch)", cli_build.output_arguments, cli_build.run_watch
-    ),
-    "check": Command(
-        "exit 1 if the generated package is not what build would write", cli_build.output_arguments, cli_build.run_check
-    ),
-    "validate": Command("check a spec without generating anything", cli_spec.validate_arguments, cli_spec.run_validate),
-    "lint": Command("check a spec against what real clients accept (profiles)", cli_lint.arguments, cli_lint.run),
-    "init": Command("start a new server project (never overwrites a file)", cli_build.init_arguments, cli_build.run_init),
-    "stub": Command(
-        "print a Handlers subclass with a stub per method, to start from", cli_spec.stub_arguments, cli_spec.run_stub
-    ),
-    "schema": Command("print the JSON Schema of the spec format", cli_spec.schema_arguments, cli_spec.run_schema),
+    "build": Command("generate the package from a spec", build.arguments, build.run),
+    "watch": Command("rebuild whenever the spec is saved (build --watch)", watch.arguments, watch.run),
+    "check": Command("exit 1 if the generated package is not what build would write", check.arguments, check.run),
+    "validate": Command("check a spec without generating anything", validate.arguments, validate.run),
+    "lint": Command("check a spec against what real clients accept (profiles)", lint.arguments, lint.run),
+    "init": Command("start a new server project (never overwrites a file)", init.arguments, init.run),
+    "stub": Command("print a Handlers subclass with a stub per method, to start from", stub.arguments, stub.run),
+    "schema": Command("print the JSON Schema of the spec format", schema.arguments, schema.run),
     "import": Command(
         "write the spec of an existing server: running (--stdio, --url) or captured (a JSON file)",
-        cli_import.arguments,
-        cli_import.run,
+        import_.arguments,
+        import_.run,
         "Write the spec of an existing server, from what it lists (all pages of tools, "
         "resources, templates and prompts). What a spec cannot express is reported on stderr, by name.",
     ),
     "diff": Command(
         "report what changed between two versions of a spec, and exit 1 if it breaks clients",
-        cli_diff.arguments,
-        cli_diff.run,
+        diff.arguments,
+        diff.run,
     ),
 }
 
@@ -96,5 +95,7 @@ def _main(argv: Sequence[str] | None) -> int:
         options = _parser().parse_args(argv)
     except SystemExit as exit:  # argparse: --help and --version exit 0, bad usage 2
         return EXIT_OK if not exit.code else EXIT_USAGE
-    cli_output.quiet = bool(getattr(options, "quiet", False))
-    return COMMANDS[options.command].run(options)
+    output.quiet = bool(getattr(options, "quiet", False))
+    # `build --watch` is `watch`: the same flags, a build on every save.
+    command = "watch" if options.command == "build" and options.watch else options.command
+    return COMMANDS[command].run(options)

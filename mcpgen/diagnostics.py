@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from mcpgen.terminal import shown
+from mcpgen.utils.terminal import shown
 
 # A diagnostic fails the run or does not; a change `mcpgen diff` reports has a third
 # degree (compare.changes.Severity: info).
@@ -45,7 +45,7 @@ class Diagnostic:
     def render(self) -> str:
         """`file:line:col: severity: message`, and `  hint: ...` on a line of its own. The file
         (the user's) and the message and hint (which quote spec text) are escaped each on its
-        own (`mcpgen.terminal.shown`), so that only the hint starts a new line."""
+        own (`mcpgen.utils.terminal.shown`), so that only the hint starts a new line."""
         where = f"{shown(self.file)}:{self.position.line}:{self.position.column}"
         text = f"{where}: {self.severity}: {shown(self.text)}"
         if self.hint:

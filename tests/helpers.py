@@ -26,8 +26,8 @@ import pytest
 import yaml
 
 from mcpgen.diagnostics import Diagnostic, SpecError
-from mcpgen.pipeline import Build, build, validate
-from mcpgen.spec_loading import load_spec
+from mcpgen.services.pipeline import Build, build, validate
+from mcpgen.services.spec_loading import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 GIFT_SPEC = ROOT / "specs" / "gift_server.yaml"

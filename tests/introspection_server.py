@@ -1,13 +1,15 @@
 """A real RFC 7662 introspection endpoint for the tests, on a free port: RFC 8414 metadata
 naming it (and a JWKS, so one authorization server issues both JWT and opaque tokens),
-client authentication by HTTP Basic, and counts of the questions asked per token."""
+client authentication by HTTP Basic, counts of the questions asked per token, and, as
+authorization servers do, a rate limit (429 beyond `rate_limit` questions a second)."""
 
 from __future__ import annotations
 
 import base64
 import json
+import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qs, unquote_plus
@@ -24,13 +26,22 @@ CLIENT_SECRET = (
 
 class IntrospectionServer:
     """`tokens` maps an opaque token to the answer about it (unknown: inactive).
-    `failing` makes the endpoint answer 500; `delay` slows each answer down."""
+    `failing` makes the endpoint answer 500; `delay` slows each answer down;
+    `rate_limit` (None: none) answers 429 to questions beyond that many in the last
+    second. `calls` counts every POST to the endpoint (`asked`, per token, those it
+    answered), `peak_in_flight` the most it was answering at once."""
 
     def __init__(self) -> None:
         self.tokens: dict[str, dict[str, Any]] = {}
         self.asked: Counter[str] = Counter()
         self.failing = False
         self.delay = 0.0
+        self.rate_limit: int | None = None
+        self.calls = 0
+        self.rate_limited = 0
+        self.in_flight = self.peak_in_flight = 0
+        self._recent: deque[float] = deque()
+        self._lock = threading.Lock()
         owner = self
 
         class Handler(JsonHandler):
@@ -52,6 +63,16 @@ class IntrospectionServer:
                 if self.path != "/introspect":
                     self.reply(404, {})
                     return
+                if not owner.admitted():
+                    self.reply(429, {"error": "rate_limited"})
+                    return
+                try:
+                    self.answer(form)
+                finally:
+                    with owner._lock:
+                        owner.in_flight -= 1
+
+            def answer(self, form: dict[str, list[str]]) -> None:
                 if owner.failing:
                     self.reply(500, {"error": "server_error"})
                     return
@@ -65,6 +86,21 @@ class IntrospectionServer:
 
         self.http, self.issuer = serve_in_thread(Handler)
         self.endpoint = self.issuer + "/introspect"
+
+    def admitted(self) -> bool:
+        """Count a question; False when it is over the rate limit (then not in flight)."""
+        with self._lock:
+            self.calls += 1
+            now = time.monotonic()
+            while self._recent and self._recent[0] <= now - 1:
+                self._recent.popleft()
+            if self.rate_limit is not None and len(self._recent) >= self.rate_limit:
+                self.rate_limited += 1
+                return False
+            self._recent.append(now)
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            return True
 
     @cached_property
     def key(self) -> rsa.RSAPrivateKey:

@@ -238,7 +238,7 @@ def security_schemes(document: Path) -> dict[str, dict[str, Any]]:
 def upstream_environment(document: Path) -> dict[str, str]:
     """The credentials a generated server sends Prism: one per security scheme of the
     document (Prism checks that they are there, not what they are)."""
-    from mcpgen.runtime.upstream_requests import scheme_variable
+    from mcpgen.runtime.upstream_names import scheme_variable
 
     environment: dict[str, str] = {}
     for name, scheme in security_schemes(document).items():

@@ -29,6 +29,7 @@ class Answer:
     status: int = 200
     body: bytes = b'{"ok": true}'
     content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()  # more of them, e.g. ("location", url)
 
 
 def _default(request: Recorded) -> Answer:
@@ -71,25 +72,28 @@ class RecordingApi:
             {
                 "type": "http.response.start",
                 "status": answer.status,
-                "headers": ([(b"content-type", answer.content_type.encode())] if answer.body else []),
+                "headers": ([(b"content-type", answer.content_type.encode())] if answer.body else [])
+                + [(name.encode(), value.encode()) for name, value in answer.headers],
             }
         )
         await send({"type": "http.response.body", "body": answer.body})
 
 
 @contextmanager
-def recording_api() -> Iterator[RecordingApi]:
-    """The API, listening at `api.url` (http://127.0.0.1:PORT) until the block ends."""
+def recording_api(tls: tuple[str, str] | None = None) -> Iterator[RecordingApi]:
+    """The API, listening at `api.url` (http://127.0.0.1:PORT) until the block ends;
+    https with `tls` (certificate file, key file)."""
     api = RecordingApi()
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(api, host="127.0.0.1", port=port, log_level="warning"))
+    keys = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
+    server = uvicorn.Server(uvicorn.Config(api, host="127.0.0.1", port=port, log_level="warning", **keys))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
         assert thread.is_alive() and time.monotonic() < deadline, "the recording API did not start"
         time.sleep(0.02)
-    api.url = f"http://127.0.0.1:{port}"
+    api.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     try:
         yield api
     finally:

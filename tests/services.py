@@ -54,6 +54,8 @@ class RedisServer:
     port: int
     folder: Path
     process: subprocess.Popen[bytes] | None = None
+    password: str | None = None  # --requirepass: clients must give it
+    socket: Path | None = None  # --unixsocket: it listens there too
 
     @property
     def url(self) -> str:
@@ -69,6 +71,10 @@ class RedisServer:
             "--save", "",
             "--appendonly", "no",
         ]
+        if self.password is not None:
+            command += ["--requirepass", self.password]
+        if self.socket is not None:
+            command += ["--unixsocket", str(self.socket), "--unixsocketperm", "700"]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for_port(self.port, self.process)
 
@@ -83,10 +89,12 @@ class RedisServer:
 
 
 @contextmanager
-def redis_server() -> Iterator[RedisServer]:
-    """A fresh redis-server on a free port, stopped afterwards."""
+def redis_server(password: str | None = None, socket: bool = False) -> Iterator[RedisServer]:
+    """A fresh redis-server on a free port (needing `password`, if given; also on a unix
+    socket in its folder, with `socket`), stopped afterwards."""
     with tempfile.TemporaryDirectory(prefix="mcpgen-redis-") as folder:
-        server = RedisServer(port=free_port(), folder=Path(folder))
+        where = Path(folder) / "redis.sock" if socket else None
+        server = RedisServer(port=free_port(), folder=Path(folder), password=password, socket=where)
         server.start()
         try:
             yield server

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import GIFT_SPEC, copy_gift_spec, package_files
 
-from mcpgen.pipeline import build
+from mcpgen.services.pipeline import build
 from mcpgen.write.manifest import MANIFEST
 
 pytestmark = pytest.mark.slow

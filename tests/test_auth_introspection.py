@@ -19,6 +19,7 @@ from test_auth_runtime import AuthorizationServer, authority, token
 
 from mcpgen.runtime.auth_http import Authorization, TokenCheckUnavailable
 from mcpgen.runtime.auth_introspection import IntrospectionVerifier
+from mcpgen.runtime.auth_log import RefusalLog
 from mcpgen.runtime.auth_tokens import JwtVerifier
 from mcpgen.runtime.auth_verifiers import (
     ByTokenShape,
@@ -184,7 +185,6 @@ def test_one_question_for_a_new_token_in_many_requests_and_a_bounded_memory(
     run(check)
 
 
-@pytest.mark.slow  # waits for remembered answers to run out
 def test_an_endpoint_that_cannot_answer_is_no_verdict_on_the_token(
     endpoint: IntrospectionServer,
 ) -> None:
@@ -202,11 +202,9 @@ def test_an_endpoint_that_cannot_answer_is_no_verdict_on_the_token(
             await verifier.verify_token("known") is not None
         )  # remembered tokens still pass
         endpoint.failing = False
-        with pytest.raises(TokenCheckUnavailable):  # within the backoff: not asked
-            await verifier.verify_token("new")
-        assert endpoint.asked["new"] == 0
-        await anyio.sleep(1.1)
+        # One failure opens no breaker (issue 31): the next question is asked.
         assert await verifier.verify_token("new") is not None
+        assert endpoint.asked["new"] == 1
 
     run(check)
 
@@ -318,5 +316,139 @@ def test_jwts_of_an_authorization_server_that_gives_no_keys_are_no_verdict(
             with pytest.raises(TokenCheckUnavailable) as raised:
                 await verifier.verify_token(signed)
             assert 0 < raised.value.retry_after <= 5
+
+    run(check)
+
+
+@pytest.mark.slow  # waits out the breaker's backoff
+def test_the_breaker_opens_on_a_failure_rate_across_distinct_tokens_and_recovers(
+    endpoint: IntrospectionServer,
+) -> None:
+    """Issue 31: a failure, or one token failing again and again, opens nothing; the
+    endpoint is left alone only once `breaker_failures` distinct tokens, at least
+    `breaker_ratio` of those asked about lately, failed; after `backoff` one question
+    goes through, and its answer closes the breaker."""
+    verifier = verifier_for(endpoint, breaker_failures=3, breaker_ratio=0.5, backoff=1)
+    for n in range(4):
+        endpoint.issue(f"good-{n}", RESOURCE)
+    endpoint.issue("after", RESOURCE)
+
+    async def check() -> None:
+        for n in range(4):
+            assert await verifier.verify_token(f"good-{n}") is not None
+        endpoint.failing = True
+        for _ in range(5):  # one token, again and again: one failing token
+            with pytest.raises(TokenCheckUnavailable):
+                await verifier.verify_token("again")
+        for n in range(2):  # three distinct failures of seven: under the ratio
+            with pytest.raises(TokenCheckUnavailable):
+                await verifier.verify_token(f"failing-{n}")
+        calls = endpoint.calls
+        with pytest.raises(TokenCheckUnavailable):  # four of eight: open
+            await verifier.verify_token("failing-2")
+        assert endpoint.calls == calls + 1  # still asked
+        with pytest.raises(TokenCheckUnavailable) as raised:
+            await verifier.verify_token("failing-3")
+        assert endpoint.calls == calls + 1  # open: not asked
+        assert 0 < raised.value.retry_after <= 1
+        endpoint.failing = False
+        await anyio.sleep(1.1)
+        assert await verifier.verify_token("after") is not None  # the probe
+        assert await verifier.verify_token("good-0") is not None
+        assert await verifier.verify_token("failing-3") is None  # closed: asked
+        assert endpoint.asked["failing-3"] == 1
+
+    run(check)
+
+
+def test_an_answer_without_a_subject_is_refused_unless_another_claim_is_named(
+    endpoint: IntrospectionServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 31 (9a): without `sub` every user of a client would be one principal."""
+    endpoint.issue("no-sub", RESOURCE, sub=None, client_id="shared-app", username="eve")
+    strict = verifier_for(endpoint)
+    by_username = verifier_for(endpoint, subject_claim="username")
+
+    async def check() -> None:
+        assert await strict.verify_token("no-sub") is None
+        access = await by_username.verify_token("no-sub")
+        assert access is not None and access.subject == "eve"
+
+    with caplog.at_level("WARNING"):
+        run(check)
+    refusal = [
+        r.getMessage() for r in caplog.records if "(no subject)" in r.getMessage()
+    ]
+    assert refusal and "MCPGEN_INTROSPECTION_SUBJECT_CLAIM" in refusal[0]
+    assert "no-sub" not in caplog.text  # never the token
+
+
+def test_the_introspection_limits_are_environment_settings(
+    endpoint: IntrospectionServer,
+) -> None:
+    authorization = Authorization(
+        metadata={"resource": RESOURCE, "authorization_servers": [endpoint.issuer]}
+    )
+    environment = {
+        "MCPGEN_INTROSPECTION": endpoint.endpoint,
+        "MCPGEN_INTROSPECTION_MAX_TOKEN_LENGTH": "64",
+        "MCPGEN_INTROSPECTION_CLIENT_BURST": "2",
+        "MCPGEN_INTROSPECTION_CONCURRENCY": "3",
+        "MCPGEN_INTROSPECTION_SUBJECT_CLAIM": "username",
+    }
+    combined = deployed_verifier(authorization, environ=environment)
+    assert isinstance(combined, ByTokenShape)
+    opaque = combined.opaque
+    assert isinstance(opaque, IntrospectionVerifier)
+    assert (opaque.max_token_length, opaque.subject_claim) == (64, "username")
+    assert opaque._budgets.burst == 2 and opaque._max_concurrent == 3
+    with pytest.raises(ValueError, match="MCPGEN_INTROSPECTION_CLIENT_RATE"):
+        deployed_verifier(
+            authorization,
+            environ={**environment, "MCPGEN_INTROSPECTION_CLIENT_RATE": "fast"},
+        )
+
+
+def test_refusal_lines_are_rate_limited_per_reason_and_say_what_was_left_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [0.0]
+    log = RefusalLog(lines_per_minute=2, clock=lambda: now[0])
+    with caplog.at_level("WARNING"):
+        for _ in range(5):
+            log.refused("inactive", "not active")
+        log.refused("typ", "typ 'JWT'", "--accept-typ-jwt accepts it")  # its own budget
+        now[0] = 61.0
+        log.refused("inactive", "not active")
+    lines = [record.getMessage() for record in caplog.records]
+    assert [line.startswith("access token refused (inactive)") for line in lines] == [
+        True, True, False, True,
+    ]  # fmt: skip
+    assert lines[2].endswith("typ 'JWT'; --accept-typ-jwt accepts it")
+    assert lines[3].endswith("[3 more lines like this were not logged]")
+    assert all(record.levelname == "WARNING" for record in caplog.records)
+
+
+@pytest.mark.slow  # waits out the breaker's backoff
+def test_a_half_open_probe_cut_off_leaves_the_next_question_free(
+    endpoint: IntrospectionServer,
+) -> None:
+    """A probe whose caller leaves mid-question must not keep the breaker half open
+    (every new token a 503) for good."""
+    verifier = verifier_for(endpoint, breaker_failures=1, backoff=0.5)
+    endpoint.issue("after", RESOURCE)
+
+    async def check() -> None:
+        endpoint.failing = True
+        with pytest.raises(TokenCheckUnavailable):
+            await verifier.verify_token("failing")  # one failure of one: open
+        endpoint.failing = False
+        await anyio.sleep(0.6)
+        endpoint.delay = 1.0
+        with anyio.move_on_after(0.2):  # the probe's caller leaves
+            await verifier.verify_token("cut-off")
+        endpoint.delay = 0
+        await anyio.sleep(1.0)  # the cut-off question ends at the endpoint
+        assert await verifier.verify_token("after") is not None
 
     run(check)

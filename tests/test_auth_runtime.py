@@ -348,6 +348,24 @@ async def test_the_typed_client_tells_a_refusal_and_goes_on(
             assert json.loads(said[0].text)["scopes"] == ["notes:read"]
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy", "modern"])
+async def test_the_typed_client_without_auth_is_told_the_server_wants_a_token(
+    served: str, folder: Path, mode: str
+) -> None:
+    """Without `auth=`, the 401 is an AuthorizationError too (it was the SDK's bare
+    "Server returned an error response"), with what the caller needs to get a token:
+    the status and the protected resource metadata's URL."""
+    with imported("notebook", folder) as notebook:
+        with pytest.raises(notebook.AuthorizationError) as refused:
+            async with notebook.NotebookClient.http(served, mode=mode) as client:
+                await client.whoami()
+        assert refused.value.status == 401
+        assert refused.value.error is None  # no token was sent: nothing to call invalid
+        assert refused.value.resource_metadata == served.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        assert refused.value.scope == ("notes:read",)
+
+
 MODERN = "2026-07-28"
 
 

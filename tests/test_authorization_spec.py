@@ -28,9 +28,9 @@ from helpers import (
 from starlette.testclient import TestClient
 
 from mcpgen.ir.resolve import resolve
-from mcpgen.pipeline import validate
 from mcpgen.render.schema_doc import authorization_json, schema_document
-from mcpgen.spec_loading import load_spec
+from mcpgen.services.pipeline import validate
+from mcpgen.services.spec_loading import load_spec
 
 NOTES_SPEC = """\
 mcpgen: 1

@@ -6,7 +6,7 @@ followed by its `  hint: ...` line when it has one, exactly as `mcpgen validate`
 (without the closing "N errors" count), the file named relative to tests/bad_specs. A case
 that needs files beside its spec (say, for `file:`) is a folder `<topic>/<case>/` holding
 `spec.yaml`, `spec.expected` and those files (which must not end in `.yaml`). Every case
-goes through `mcpgen.pipeline.validate`, must fail or warn, and must give exactly the
+goes through `mcpgen.services.pipeline.validate`, must fail or warn, and must give exactly the
 expected lines.
 
 To add a case, write its `.yaml` and run the command below: it writes the `.expected` file.

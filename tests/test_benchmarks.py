@@ -81,6 +81,16 @@ def test_abuse_prints_its_table() -> None:
 
 
 @pytest.mark.slow
+def test_abuse_introspection_flood_prints_its_table() -> None:
+    output = _run("abuse.py", "--duration", "1", "--abusers", "1", "--only", "introspection")
+    assert "during an introspection flood" in output
+    rows = [line for line in output.splitlines() if line.startswith(("no flood", "flood ("))]
+    assert len(rows) == 2, output
+    assert "HTTP 429" in rows[1], output  # the flooder's budget ran out
+    assert "Well-behaved tools/list client during each abuse" not in output
+
+
+@pytest.mark.slow
 def test_tasks_prints_its_table() -> None:
     output = _run("tasks.py", "--tasks", "20", "--sessions", "2")
     assert "20 concurrent calls over 2 sessions" in output

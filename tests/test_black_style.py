@@ -1,4 +1,4 @@
-"""render/black_style/ writes generated code in black's style without running black.
+"""models/black_style/ writes generated code in black's style without running black.
 
 Its claim has two halves, and black is the judge of both:
 - what it writes is black-clean: black leaves it unchanged;
@@ -24,11 +24,11 @@ from helpers import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpgen import pipeline
-from mcpgen.build_context import fast_context
-from mcpgen.render import black_style, model_batches, model_statements
-from mcpgen.render.formatting import BLACK_MODE
-from mcpgen.render.models import FastModelGenerator
+from mcpgen.models import black_style, model_batches, model_statements
+from mcpgen.models.assembly import FastModelGenerator
+from mcpgen.models.formatting import BLACK_MODE
+from mcpgen.models.run import fast_context
+from mcpgen.services import pipeline
 
 
 def _black(text: str) -> str:
@@ -281,7 +281,7 @@ def test_the_json_schema_suites_packages_are_black_clean(tmp_path: Path) -> None
 
 
 def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Groups see shared classes they only point at as stand-ins (render/model_groups.py); the
+    """Groups see shared classes they only point at as stand-ins (models/model_groups.py); the
     models must be those made from the definitions themselves, for every way to point."""
     monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
     for spec in [ROOT / "tests" / "model_stand_ins" / "references.yaml", ROOT / "specs" / "kitchen_sink.yaml"]:
@@ -296,7 +296,7 @@ def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch
 
 @pytest.mark.parametrize("spec", ["tests/model_stand_ins/batches.yaml", "tests/model_stand_ins/references.yaml", "specs/kitchen_sink.yaml", "specs/conformance.yaml", "benchmark:100"])
 def test_batched_groups_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spec: str) -> None:
-    """Groups are generated in batches and cut apart again (render/model_batches.py); the models must
+    """Groups are generated in batches and cut apart again (models/model_batches.py); the models must
     be those of a run per group: with batches as the spec sets them, with everything that
     fits in one batch, and when no batch cuts cleanly (every group then runs alone)."""
     if spec.startswith("benchmark:"):

@@ -16,7 +16,7 @@ from helpers import GIFT_SPEC, mcpgen_executable, spec_diagnostics, where, write
 
 from mcpgen.cli import main
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
-from mcpgen.spec_loading import load_spec
+from mcpgen.services.spec_loading import load_spec
 
 # The smallest valid spec: one tool `t` taking any object.
 ONE_TOOL = """\

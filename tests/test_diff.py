@@ -18,8 +18,8 @@ from helpers import BASE_SPEC, ROOT, readme_block, spec_text, write_spec
 from mcpgen.cli import main
 from mcpgen.compare.changes import Change
 from mcpgen.compare.entities import compare_wire
-from mcpgen.spec_diff import diff
-from mcpgen.spec_loading import load_spec
+from mcpgen.services.spec_diff import diff
+from mcpgen.services.spec_loading import load_spec
 
 
 def wire_changes(tmp_path: Path, old: str, new: str) -> list[Change]:

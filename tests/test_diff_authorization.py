@@ -13,7 +13,7 @@ import yaml
 from helpers import BASE_SPEC, write_spec
 
 from mcpgen.compare.entities import compare_wire
-from mcpgen.spec_loading import load_spec
+from mcpgen.services.spec_loading import load_spec
 
 AUTHORIZATION: dict[str, Any] = {
     "metadata": {

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from mcpgen.compare.schema_nodes import Document, Node
 from mcpgen.compare.schema_walk import Variance
 from mcpgen.compare.schemas import SchemaComparison
-from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import iter_subschemas
 from mcpgen.spec.source import SourceMap
+from mcpgen.utils.json_types import Json
 
 SCALARS: list[Json] = [
     None,

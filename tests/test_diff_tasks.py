@@ -12,7 +12,7 @@ import yaml
 from helpers import BASE_SPEC, write_spec
 
 from mcpgen.compare.entities import compare_wire
-from mcpgen.spec_loading import load_spec
+from mcpgen.services.spec_loading import load_spec
 
 ABSENT = None
 

@@ -17,7 +17,7 @@ from mcp import Client
 from mcpgen.compare.changes import Change
 from mcpgen.compare.entities import compare_wire
 from mcpgen.compare.keywords import FORMAT_ASSERTING_DIALECTS, asserts_format
-from mcpgen.spec_loading import load_spec
+from mcpgen.services.spec_loading import load_spec
 
 
 def wire_changes(tmp_path: Path, old: str, new: str) -> list[Change]:

@@ -27,7 +27,7 @@ from helpers import ROOT, node_environment, require_node_tools
 
 from mcpgen.check.ecma_regex import ecma262_problem
 from mcpgen.diagnostics import Diagnostic, SpecError
-from mcpgen.pipeline import validate
+from mcpgen.services.pipeline import validate
 
 NOT_ECMA = "is not a valid regular expression"  # validate's message for a non-ECMA-262 pattern
 LONE_SURROGATE = re.compile("(?<![\ud800-\udbff])[\udc00-\udfff]|[\ud800-\udbff](?![\udc00-\udfff])")

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, build_and_write, imported
 
-from mcpgen.ir.naming import static_file
-from mcpgen.render.environment import (
+from mcpgen.models.environment import (
     docstring,
     markdown_code,
     markdown_comment,
     markdown_text,
     one_line,
 )
-from mcpgen.render.imports import Imports
+from mcpgen.models.imports import Imports
+from mcpgen.names.naming import static_file
 from mcpgen.runtime.prompt_templates import parse_template
 from mcpgen.spec.json_schema import (
     bundle,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import MINIMAL, ROOT, write_spec
 
-from mcpgen.render import template_directory
+from mcpgen.templates import template_directory
 from mcpgen.write.fingerprint import (
     RUNTIME,
     fingerprint,
@@ -34,8 +34,8 @@ PACKAGE = ROOT / "mcpgen"
 BUILD_SCRIPT = """
 import hashlib, json, sys
 from pathlib import Path
-from mcpgen.build_context import reference_context
-from mcpgen.pipeline import build
+from mcpgen.models.run import reference_context
+from mcpgen.services.pipeline import build
 
 context = reference_context() if sys.argv[2:] == ["reference"] else None
 result = build(Path(sys.argv[1]), allow_outside=True, context=context)
@@ -67,11 +67,9 @@ def _built(spec: Path, mcpgen_folder: Path | None = None, reference: bool = Fals
 
 
 def _copy_of_mcpgen(folder: Path) -> Path:
-    """mcpgen's package and templates copied into `folder` (templates where a wheel puts them);
-    the copy's package folder."""
+    """mcpgen's package (its templates inside it) copied into `folder`; the copy's package folder."""
     package = folder / "mcpgen"
     shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(template_directory(), package / "templates")
     return package
 
 
@@ -96,7 +94,7 @@ def test_every_module_a_build_imports_is_fingerprinted(spec: str, reference: boo
 
 def test_the_commands_other_than_build_are_not_fingerprinted() -> None:
     shaping = shaping_modules(package_modules(PACKAGE))
-    for module in ("mcpgen.cli", "mcpgen.cli_build", "mcpgen.lint.rules", "mcpgen.compare.report", "mcpgen.importer"):
+    for module in ("mcpgen.cli", "mcpgen.commands.build", "mcpgen.lint.rules", "mcpgen.compare.report", "mcpgen.importer"):
         assert module not in shaping
     assert not [module for module in shaping if is_neutral(module)]
 
@@ -112,9 +110,9 @@ def test_a_change_to_a_module_that_cannot_shape_output_moves_no_byte(tmp_path: P
     package = _copy_of_mcpgen(tmp_path / "generator")
     before = _built(spec, package.parent)
     fingerprint_before = fingerprint(package, package / "templates")
-    for module in ("cli.py", "cli_build.py", "lint/rules.py", "compare/report.py", "importer/live.py"):
+    for module in ("cli.py", "commands/build.py", "lint/rules.py", "compare/report.py", "importer/live.py"):
         _edited(package / module, "\n\ndef an_added_function() -> None:\n    pass\n")
-    for module in ("progress.py", "terminal.py", "collector.py"):  # imported, to report: a comment
+    for module in ("utils/progress.py", "utils/terminal.py", "utils/collector.py"):  # imported, to report: a comment
         _edited(package / module, "\n# edited\n")
     assert fingerprint(package, package / "templates") == fingerprint_before
     after = _built(spec, package.parent)
@@ -124,7 +122,7 @@ def test_a_change_to_a_module_that_cannot_shape_output_moves_no_byte(tmp_path: P
 
 @pytest.mark.parametrize(
     "changed",
-    ["templates/header.jinja", "render/package.py", "ir/resolve.py", "runtime/server.py", "pipeline.py", "__init__.py"],
+    ["templates/header.jinja", "render/package.py", "ir/resolve.py", "runtime/server.py", "services/pipeline.py", "__init__.py"],
 )
 def test_a_change_to_what_shapes_output_moves_the_fingerprint(tmp_path: Path, changed: str) -> None:
     package = _copy_of_mcpgen(tmp_path)

@@ -34,8 +34,8 @@ from mcp.client.streamable_http import streamable_http_client
 from recording_upstream import Answer, Recorded, RecordingApi, recording_api
 from test_scopes import _bound
 
-from mcpgen.ir import module_names
-from mcpgen.pipeline import Build, build
+from mcpgen.names import module_names
+from mcpgen.services.pipeline import Build, build
 
 pytestmark = pytest.mark.anyio
 
@@ -108,7 +108,7 @@ def test_the_package_gets_forwarding_handlers_and_a_main(package: Path) -> None:
     # list_pets answers an array, served wrapped as {"result": [...]}; add_pet's Pet is served as it is.
     assert re.search(r'call_root\(\s+"list_pets", args, _models.ListPetsOutput, wrapped=True\s+\)', forwarding)
     assert 'return await self._upstream.call_root("add_pet", args, _models.AddPetOutput)' in forwarding
-    assert "run(ForwardingHandlers())" in (package / "pet_api" / "__main__.py").read_text()
+    assert "handlers = ForwardingHandlers()" in (package / "pet_api" / "__main__.py").read_text()
     upstream = json.loads((package / "pet_api" / "upstream.json").read_text())
     assert upstream["tools"]["add_pet"]["security"] == [{"bearer": []}]
 

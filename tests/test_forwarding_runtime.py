@@ -20,7 +20,7 @@ from recording_upstream import Answer, Recorded, RecordingApi, recording_api
 
 from mcpgen.runtime.errors import ToolError
 from mcpgen.runtime.upstream import Upstream, UpstreamSettings
-from mcpgen.runtime.upstream_requests import scheme_variable
+from mcpgen.runtime.upstream_names import scheme_variable
 
 pytestmark = pytest.mark.anyio
 

@@ -41,10 +41,10 @@ from mcp_types import methods
 from test_payloads import yaml_json
 
 from mcpgen.diagnostics import SpecError
-from mcpgen.json_types import Json
-from mcpgen.pipeline import build
 from mcpgen.runtime.tools import _LIST_RESULT_DEFAULTS, VERBATIM_VERSIONS
+from mcpgen.services.pipeline import build
 from mcpgen.spec.json_schema import pointer_token
+from mcpgen.utils.json_types import Json
 from mcpgen.write.atomic import apply
 
 pytestmark = pytest.mark.slow

@@ -39,9 +39,9 @@ from mcpgen.cli import main
 from mcpgen.importer.shared import extract_shared_definitions
 from mcpgen.importer.to_spec import spec_data
 from mcpgen.importer.yaml_text import yaml_text
-from mcpgen.json_types import canonical
 from mcpgen.spec.json_schema import bundle
 from mcpgen.spec.source import load_yaml
+from mcpgen.utils.json_types import canonical
 
 # --- the YAML writer -------------------------------------------------------------------------
 

@@ -63,8 +63,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcpgen.diagnostics import SpecError
+from mcpgen.services.spec_loading import load_spec
 from mcpgen.spec.source import load_yaml
-from mcpgen.spec_loading import load_spec
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 

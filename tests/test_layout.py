@@ -1,65 +1,24 @@
-"""The house rules of the generator's own code: stages import only earlier stages, the
+"""The house rules of the generator's own code, all derived from the one declaration of the
+stages (`mcpgen.stages.STAGES`): a module imports only its own stage and earlier ones
+(`TYPE_CHECKING` imports included), no import circles, each stage package's docstring and
+the README's pipeline table agree with the declaration, few modules loose at the top, the
 runtime stands alone, and the package list in pyproject.toml is complete."""
 
 from __future__ import annotations
 
 import ast
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from helpers import ROOT
 
+from mcpgen.stages import STAGES, Stage, stage_of
+
 PACKAGE = ROOT / "mcpgen"
-
-# The pipeline's stages in order; a module may import its own stage and earlier ones only.
-# `importer` turns a server's listings into spec text: it needs the format (spec, 1) and
-# nothing later; the pipeline builds what it made to compare it with the original.
-# `render` is two stages around `bind`: the models (with the Jinja environment and the
-# formatter they use) before it, the templates' side (RENDER_TEMPLATE_SIDE), which prints
-# what bind decided, after it.
-# `compare` (mcpgen diff) sits beside `write`: both use what render knows, neither the other.
-STAGES = {
-    "spec": 1,
-    "importer": 2,
-    "openapi": 2,  # an OpenAPI document as spec data: the format (spec, 1) and nothing later
-    "check": 2,
-    "lint": 3,
-    "ir": 4,
-    "render": 5,
-    "build_context": 5,  # the options render runs with: its formatter and model generator
-    "bind": 6,
-    "render.templates": 7,
-    "write": 8,
-    "compare": 8,
-    "pipeline": 9,
-    "spec_loading": 9,
-    "spec_lint": 9,
-    "project_starter": 9,
-    "package_directories": 9,
-    "spec_diff": 9,
-    "server_import": 9,
-    "openapi_import": 9,
-    "spec_budget": 9,
-    "handler_changes": 9,
-    "cli": 10,
-    "cli_output": 10,
-    "cli_build": 10,
-    "cli_spec": 10,
-    "cli_lint": 10,
-    "cli_diff": 10,
-    "cli_import": 10,
-    "cli_import_openapi": 10,
-    "__main__": 11,
-}
-SHARED = 0  # mcpgen/__init__, diagnostics, hashing, collector, files, terminal, json_types: used by any stage
-RENDER_TEMPLATE_SIDE = {"views", "package", "schema_doc", "starter"}
-
-
-def _stage(module: str) -> int:
-    parts = module.split(".")
-    if len(parts) > 2 and parts[1] == "render" and parts[2] in RENDER_TEMPLATE_SIDE:
-        return STAGES["render.templates"]
-    return STAGES.get(parts[1], SHARED) if len(parts) > 1 else SHARED
+LOOSE_MODULES_AT_MOST = 10
+RUNTIME = next(stage for stage in STAGES if stage.name == "runtime")
 
 
 def _module_name(path: Path) -> str:
@@ -68,42 +27,175 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _mcpgen_imports(path: Path) -> set[str]:
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == "mcpgen":
-                found.update(f"mcpgen.{alias.name}" for alias in node.names)
-            elif node.module.startswith("mcpgen."):
-                found.add(node.module)
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name.startswith("mcpgen"))
+MODULES = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _imported(source: str, module: str, is_package: bool, relative: bool = True) -> Iterator[str]:
+    """Every mcpgen module `module` imports anywhere in `source` (at the top, in a function,
+    under `TYPE_CHECKING`): `from a import b` names a.b when that is a module, else a."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name.split(".")[0] == "mcpgen")
+        elif isinstance(node, ast.ImportFrom):
+            origin = node.module or ""
+            if node.level and not relative:
+                continue
+            if node.level:  # relative: against the importing module's package
+                parts = module.split(".") if is_package else module.split(".")[:-1]
+                origin = ".".join([*parts[: len(parts) - node.level + 1], *([origin] if origin else [])])
+            if origin.split(".")[0] != "mcpgen":
+                continue
+            for alias in node.names:
+                yield f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in MODULES else origin
+
+
+def _mcpgen_imports(path: Path, relative: bool = True) -> set[str]:
+    module = _module_name(path)
+    return set(_imported(path.read_text(encoding="utf-8"), module, path.name == "__init__.py", relative)) - {module}
+
+
+def _against_the_order(module: str, imported: str) -> bool:
+    """Whether `module` may not import `imported`: a later stage, or a stage beside its own."""
+    importer, target = stage_of(module), stage_of(imported)
+    assert importer is not None and target is not None
+    return target.number > importer.number or (target.number == importer.number and target != importer)
+
+
+def test_every_module_belongs_to_a_declared_stage() -> None:
+    assert [module for module in MODULES if stage_of(module) is None] == []
+
+
+def test_no_import_runs_against_the_stages() -> None:
+    backwards = sorted(
+        f"{module} ({stage_of(module)}) imports {imported}"
+        for module, path in MODULES.items()
+        if not module.startswith("mcpgen.runtime")
+        for imported in _mcpgen_imports(path)
+        if _against_the_order(module, imported)
+    )
+    assert backwards == []
+
+
+SOURCE_WITH_A_LATE_IMPORT = """
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcpgen.render.package import render_package
+
+
+def later() -> None:
+    from mcpgen.services import pipeline
+"""
+
+
+def test_an_import_under_type_checking_or_in_a_function_counts() -> None:
+    found = set(_imported(SOURCE_WITH_A_LATE_IMPORT, "mcpgen.models.assembly", False))
+    assert found == {"mcpgen.render.package", "mcpgen.services.pipeline"}
+    assert all(_against_the_order("mcpgen.models.assembly", imported) for imported in found)
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
     return found
 
 
-def test_no_import_runs_against_the_pipeline() -> None:
-    backwards = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        module = _module_name(path)
-        if module.startswith("mcpgen.runtime"):
-            continue
-        for imported in _mcpgen_imports(path):
-            if _stage(imported) > _stage(module):
-                backwards.append(f"{module} imports {imported}")
-    assert backwards == []
+def test_circles_are_found() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_circles_in_the_generator() -> None:
+    # The runtime is left to its own issue (it becomes a library): its circles are its own.
+    generator = {module: path for module, path in MODULES.items() if stage_of(module) != RUNTIME}
+    graph = {module: _mcpgen_imports(path) & generator.keys() for module, path in generator.items()}
+    assert _circles(graph) == []
+
+
+def test_few_modules_sit_loose_at_the_top() -> None:
+    loose = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(loose) <= LOOSE_MODULES_AT_MOST, loose
+
+
+def _docstring(package: str) -> str | None:
+    return ast.get_docstring(ast.parse(MODULES[package].read_text(encoding="utf-8")), clean=False)
+
+
+@pytest.mark.parametrize(
+    ("stage", "package"),
+    [
+        (stage, package)
+        for stage in STAGES
+        for package in stage.packages
+        # The runtime's __init__ is copied into every generated package: it speaks of that.
+        if package != "mcpgen" and stage != RUNTIME and MODULES[package].name == "__init__.py"
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_each_stage_package_says_its_stage(stage: Stage, package: str) -> None:
+    docstring = _docstring(package) or ""
+    assert " ".join(docstring.split()).startswith(stage.title), f"{package}: start its docstring with {stage.title!r}"
+
+
+def _readme_pipeline_rows() -> list[tuple[str, str]]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("### The pipeline, one package per stage", 1)[1].split("\n### ", 1)[0]
+    rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| ") and not line.startswith("| ---")]
+    return [(cells[0].removeprefix("| "), cells[1]) for cells in rows[1:]]
+
+
+def _where(package: str) -> str:
+    path = MODULES[package]
+    return f"`{path.parent.relative_to(ROOT).as_posix()}/`" if path.name == "__init__.py" else f"`{path.relative_to(ROOT).as_posix()}`"
+
+
+def test_the_readme_pipeline_table_follows_the_stages() -> None:
+    expected = [
+        (f"{stage.number}. {stage.name}", ", ".join(_where(package) for package in stage.packages if package != "mcpgen"))
+        for stage in STAGES
+    ]
+    assert _readme_pipeline_rows() == expected
 
 
 def test_the_runtime_imports_nothing_from_mcpgen() -> None:
     runtime = sorted((PACKAGE / "runtime").glob("*.py"))
     assert runtime, "mcpgen/runtime holds the generated packages' runtime"
     for path in runtime:
-        assert _mcpgen_imports(path) == set(), path.name
+        assert _mcpgen_imports(path, relative=False) == set(), path.name
 
 
 def test_pyproject_lists_every_package() -> None:
     settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(settings["tool"]["setuptools"]["packages"])
-    on_disk = {_module_name(path) for path in PACKAGE.rglob("__init__.py")} | {"mcpgen.templates"}
+    on_disk = {_module_name(path) for path in PACKAGE.rglob("__init__.py")}
     assert listed == on_disk
 
 

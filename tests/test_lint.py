@@ -30,9 +30,10 @@ from helpers import (
     write_spec,
 )
 
-from mcpgen import cli, pipeline, spec_lint
+from mcpgen import cli
 from mcpgen.diagnostics import Diagnostic, SpecError
 from mcpgen.lint import PROFILES, RULES, anthropic_strict, openai_strict, portable
+from mcpgen.services import pipeline, spec_lint
 from mcpgen.spec.format import LINT_PROFILES
 from mcpgen.spec.source import SourceMap, load_yaml
 

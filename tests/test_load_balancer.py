@@ -8,6 +8,7 @@ readiness following Redis.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -22,7 +23,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from helpers import ROOT
+from helpers import ROOT, imported
 from mcp import Client
 from mcp.server.subscriptions import ResourceUpdated
 from services import Replica, build_replicated, haproxy, redis_server, replicas
@@ -134,6 +135,67 @@ def test_a_session_whose_replica_died_gets_404_from_another(three: tuple[list[Re
         assert orphaned.status_code == 404, orphaned.text
         reopened = legacy_post(http, url, initialize)
         assert reopened.status_code == 200 and reopened.headers["mcp-session-id"] != session
+
+
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")
+@pytest.mark.parametrize(
+    ("how", "made"),
+    [(signal.SIGTERM, "http"), (signal.SIGKILL, "http"), (signal.SIGKILL, "Client(url)")],
+    ids=["SIGTERM", "SIGKILL", "SIGKILL-own-Client"],
+)
+def test_a_typed_client_opens_a_new_session_when_its_replica_stops(
+    three: tuple[list[Replica], str], folder: Path, how: signal.Signals, made: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The 2025-11-25 typed client, whose session's replica stopped (drained, or killed
+    outright): its next call gets 404 from another replica, and is answered in a new
+    session there, once for three calls made together from three tasks; the new
+    session keeps to its replica, and on_new_session ran once, with its client, and
+    subscribed again there (as README's "A lost session" shows). Made by `http(url)`,
+    or given an `mcp.Client(url)` of the caller's own (how callbacks are passed)."""
+    started, url = three
+
+    async def scenario() -> tuple[str, list[str], str, int]:
+        with imported("replicated", folder) as replicated:
+            opened: list[Any] = []
+
+            async def on_new_session(client: Any) -> None:
+                await client.subscribe_resource(BOARD)
+                opened.append(client)
+
+            if made == "http":
+                typed = replicated.ReplicatedClient.http(url, mode="legacy", on_new_session=on_new_session)
+            else:
+                own = Client(url, mode="legacy")
+                typed = replicated.ReplicatedClient(own, mode="legacy", on_new_session=on_new_session)
+            async with typed as client:
+                await client.client.subscribe_resource(BOARD)
+
+                async def whoami() -> str:
+                    return str((await client.whoami())[0].text)
+
+                home = await whoami()
+                assert {await whoami() for _ in range(3)} == {home}  # kept to one replica
+                first = client.client
+                victim = next(r for r in started if r.name == home)
+                victim.process.send_signal(how)
+                await anyio.to_thread.run_sync(lambda: victim.process.wait(timeout=60))
+                answers: list[str] = []
+
+                async def call() -> None:
+                    answers.append(await whoami())
+
+                async with anyio.create_task_group() as group:
+                    for _ in range(3):
+                        group.start_soon(call)
+                assert client.client is not first and opened == [client.client]
+                after = await whoami()
+        return home, answers, after, len(opened)
+
+    home, answers, after, renewals = anyio.run(scenario)
+    assert renewals == 1
+    assert set(answers) == {after} and after != home
+    # Closing the lost session's client sent no DELETE the server would have refused.
+    assert not [r for r in caplog.records if "termination failed" in r.getMessage()], caplog.text
 
 
 # --- a replica lost under load -------------------------------------------------------------
@@ -413,21 +475,23 @@ def test_a_task_started_through_haproxy_is_read_and_finished_on_every_replica(fo
             assert [client.get(task_id)["status"] for _ in range(3)] == ["completed"] * 3
 
 
+def ready(replica: Replica) -> tuple[int, str]:
+    response = httpx2.get(f"http://{replica.address}/readyz", timeout=10)
+    return response.status_code, response.text
+
+
+def until(replica: Replica, status: int) -> str:
+    """The body of /readyz once it answers `status` (failing after 30 s)."""
+    deadline = time.monotonic() + 30
+    while (found := ready(replica))[0] != status:
+        assert time.monotonic() < deadline, f"/readyz still {found}"
+        time.sleep(0.1)
+    return found[1]
+
+
 def test_readiness_follows_the_shared_redis(folder: Path) -> None:
     """A replica given --redis (required) is not ready while Redis does not answer, so a
     load balancer sends it nothing it could not share; ready again once Redis is back."""
-
-    def ready(replica: Replica) -> tuple[int, str]:
-        response = httpx2.get(f"http://{replica.address}/readyz", timeout=10)
-        return response.status_code, response.text
-
-    def until(replica: Replica, status: int) -> str:
-        deadline = time.monotonic() + 30
-        while (found := ready(replica))[0] != status:
-            assert time.monotonic() < deadline, f"/readyz still {found}"
-            time.sleep(0.1)
-        return found[1]
-
     with redis_server() as redis, replicas(folder, 1, "--redis", redis.url) as (replica,):
         assert until(replica, 200) == "ready\n"
         redis.stop()
@@ -435,6 +499,35 @@ def test_readiness_follows_the_shared_redis(folder: Path) -> None:
         assert httpx2.get(f"http://{replica.address}/healthz", timeout=10).status_code == 200
         redis.start()
         until(replica, 200)
+
+
+SECRET = "hunter2-" + os.urandom(8).hex()
+
+
+@pytest.mark.parametrize("form", ["query", "user-info", "unix socket"])
+def test_readyz_and_the_log_never_show_the_redis_password(folder: Path, form: str) -> None:
+    """/readyz is public (no token): while Redis is down its body names the Redis, and
+    the log says it is away, with the scheme, host, port and database only, never the
+    password, whichever way the URL gives it (redis-py reads all three)."""
+    with redis_server(password=SECRET, socket=True) as redis:
+        assert redis.socket is not None
+        url, shown = {
+            "query": (f"redis://127.0.0.1:{redis.port}/0?password={SECRET}", redis.url),
+            "user-info": (f"redis://default:{SECRET}@127.0.0.1:{redis.port}/0", redis.url),
+            "unix socket": (f"unix://{redis.socket}?db=0&password={SECRET}", f"unix://{redis.socket}?db=0"),
+        }[form]
+        with replicas(folder, 1, "--redis", url, "--log-level", "info") as (replica,):
+            assert until(replica, 200) == "ready\n"  # the password is right, and used
+            redis.stop()
+            body = until(replica, 503)
+            deadline = time.monotonic() + 30
+            while "is away" not in replica.log():
+                assert time.monotonic() < deadline, replica.log()
+                time.sleep(0.1)
+            assert body.startswith(f"redis: unreachable at {shown}: "), body
+            assert SECRET not in body
+            assert f"Redis at {shown} is away" in replica.log()
+            assert SECRET not in replica.log()
 
 
 def test_the_replicas_benchmark_prints_its_table() -> None:

@@ -1,4 +1,4 @@
-"""One base class carries the configuration every model shares (render/model_base.py):
+"""One base class carries the configuration every model shares (models/model_base.py):
 each model keeps the properties its schema allows without declaring them, and takes its
 fields by Python name as well as by alias, without saying so in every class."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import ROOT, build_and_write, imported
 
-from mcpgen.render.model_base import BASE_CLASS, on_shared_base
+from mcpgen.models.model_base import BASE_CLASS, on_shared_base
 
 
 def test_no_model_repeats_the_shared_configuration(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpgen.render.model_batches import _prefix_across
+from mcpgen.models.model_batches import _prefix_across
 
 
 def _pairwise(first: list[str], second: list[str]) -> bool:

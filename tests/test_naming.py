@@ -2,7 +2,7 @@ import keyword
 
 import pytest
 
-from mcpgen.ir import naming
+from mcpgen.names import naming
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def test_a_definition_never_takes_a_name_the_package_uses() -> None:
 
 
 def test_a_models_module_is_the_method_name_cut_short_when_long() -> None:
-    from mcpgen.ir.naming import model_module
+    from mcpgen.names.naming import model_module
 
     assert model_module("suggest_gifts") == "suggest_gifts"
     long_a, long_b = "get_" + "a" * 300, "get_" + "a" * 299 + "b"

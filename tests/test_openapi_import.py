@@ -12,11 +12,11 @@ import pytest
 import yaml
 from helpers import run_mcpgen
 
-from mcpgen.openapi.document import OpenApiError, load_document
-from mcpgen.openapi.names import readable_name
-from mcpgen.openapi.to_spec import Filters, convert
-from mcpgen.openapi_import import import_openapi
-from mcpgen.spec_diff import diff
+from mcpgen.importer.from_openapi import import_openapi
+from mcpgen.importer.openapi.document import OpenApiError, load_document
+from mcpgen.importer.openapi.names import readable_name
+from mcpgen.importer.openapi.to_spec import Filters, convert
+from mcpgen.services.spec_diff import diff
 
 OAI = Path(__file__).parent / "openapi" / "oai"
 EXAMPLES = sorted(OAI.glob("*.yaml"))

@@ -34,11 +34,11 @@ import pytest
 from helpers import ROOT, dumped, imported, stub_implementation
 from mcp import Client
 
-from mcpgen.json_types import Json
-from mcpgen.pipeline import build
-from mcpgen.project_starter import starter_app
+from mcpgen.services.pipeline import build
+from mcpgen.services.project_starter import starter_app
 from mcpgen.spec import format as spec_format
 from mcpgen.spec.format import spec_format_schema
+from mcpgen.utils.json_types import Json
 from mcpgen.write.atomic import apply
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]

@@ -9,8 +9,8 @@ from helpers import GIFT_SPEC, MINIMAL, write_spec
 
 from mcpgen.bind.api import PythonApi
 from mcpgen.bind.types import TypeRef
-from mcpgen.ir.module_names import Import
-from mcpgen.pipeline import build, write
+from mcpgen.names.module_names import Import
+from mcpgen.services.pipeline import build, write
 from mcpgen.write.manifest import MANIFEST
 
 

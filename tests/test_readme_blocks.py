@@ -109,6 +109,11 @@ FATES: dict[str, Fate] = {
     ),
     "5. Call it: python": Fate("import asyncio", (FIRST_HOUR, "test_the_quickstart_serves")),
     "5. Call it: python #2": Fate(
+        "async def subscribe(client: Client)",
+        ("tests/test_load_balancer.py::test_a_typed_client_opens_a_new_session_when_its_replica_stops",),
+        "a fragment on a server the example is not; the test subscribes again the same way, through HAProxy",
+    ),
+    "5. Call it: python #3": Fate(
         "handle = await client.start_build_report",
         ("tests/test_task_client.py::test_a_task_from_the_typed_client_in_memory",),
         "a fragment on a tool the example has not; the test makes the same calls on a task tool",

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import anyio
 import pytest
@@ -35,7 +36,9 @@ from mcpgen.runtime.redis_bus import (
     decode_event,
     encode_event,
 )
-from mcpgen.runtime.redis_link import RedisLink, RedisUnavailable
+from mcpgen.runtime.redis_link import RedisLink, RedisUnavailable, default_namespace
+from mcpgen.runtime.task_store_redis import RedisTaskStore
+from mcpgen.runtime.tasks import TaskOutcome
 
 pytestmark = pytest.mark.anyio
 
@@ -327,8 +330,83 @@ def test_redis_url_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
         "mcpgen:s",
         "mcpgen:s:events",
     )
-    assert link.shown_url == "redis://:***@db:6379/2"
+    assert link.shown_url == "redis://db:6379/2"
     assert RedisLink.for_server("s", "redis://other/0", namespace="shop").url == "redis://other/0"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("redis://:pw-1@db:6379/2", "redis://db:6379/2"),
+        ("redis://alice:pw-1@db/0", "redis://db/0"),
+        ("redis://db:6379/0?password=pw-1", "redis://db:6379/0"),
+        ("redis://db:6379?db=3&password=pw-1&username=alice", "redis://db:6379/3"),
+        ("rediss://alice:pw%2F1@[::1]:6380/1?ssl_cert_reqs=none", "rediss://[::1]:6380/1"),
+        ("unix:///run/redis.sock?db=1&password=pw-1", "unix:///run/redis.sock?db=1"),
+        ("unix://:pw-1@/run/redis.sock", "unix:///run/redis.sock"),
+        ("redis://db:port/0?password=pw-1", "(a Redis URL that cannot be read)"),
+    ],
+)
+def test_a_redis_url_is_shown_without_credentials(url: str, shown: str) -> None:
+    """Scheme, host, port and database only; an error's text that quotes the URL or its
+    credentials has them replaced too."""
+    link = RedisLink(url, namespace="mcpgen:s")
+    assert link.shown_url == shown
+    told = link.describe(ConnectionError(f"cannot use {url} ({unquote(url)})"))
+    assert "pw-1" not in told and "pw/1" not in told and "pw%2F1" not in told, told
+    assert told.startswith("ConnectionError: cannot use "), told
+
+
+NAMES = ["a", "a:tasks", "a:tasks:x", "a%3Atasks", "a%tasks", "mcpgen", "a:", ":a", "", "events"]
+
+
+def test_no_two_server_names_share_a_key_or_a_channel() -> None:
+    """The default namespaces keep every server's keys and channels apart, whatever
+    the names hold: the bus's channel of one is never another's key (`a:tasks`'s
+    events were `a`'s task channel)."""
+    names_of: dict[str, str] = {}
+    for name in NAMES:
+        link = RedisLink("redis://db/0", namespace=default_namespace(name))
+        for key in (link.key("events"), link.key("tasks") + ":events", link.key("tasks") + ":task:x"):
+            assert names_of.setdefault(key, name) == name, (key, name, names_of[key])
+    assert default_namespace("gift-server") == "mcpgen:gift-server"  # plain names as before
+
+
+async def test_servers_whose_names_nest_share_no_channel(redis: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
+    """On one real redis-server, server `a:tasks`'s notifications and server `a`'s task
+    events go on two channels: neither hears the other's (the bus used to log the task
+    events it could not read, and a's task store heard a:tasks's list changes)."""
+    heard: list[ServerEvent] = []
+    nested_link = RedisLink.for_server("a:tasks", redis.url)
+    outer_link = RedisLink.for_server("a", redis.url)
+    assert nested_link is not None and outer_link is not None
+    bus = RedisSubscriptionBus(nested_link)
+    other = RedisSubscriptionBus(RedisLink.for_server("a:tasks", redis.url))  # type: ignore[arg-type]
+    other.subscribe(heard.append)
+    store = RedisTaskStore(outer_link)
+    watcher = redis_py.Redis(port=redis.port, socket_connect_timeout=5)
+    try:
+        async with bus.running(), other.running():
+            task = await store.create("someone", 60_000)  # the store listens from here on
+            with anyio.fail_after(PATIENCE):
+                while len(watcher.pubsub_channels()) < 2:
+                    await anyio.sleep(0.01)
+            # Two channels: a:tasks's, with its two replicas, and a's task store's.
+            listeners = dict(watcher.pubsub_numsub(*watcher.pubsub_channels()))
+            assert listeners.pop(bus.channel.encode()) == 2, listeners
+            assert list(listeners.values()) == [1], listeners
+            await store.finish(task.task_id, "completed", TaskOutcome(result={"content": []}))
+            await bus.publish(ToolsListChanged())
+            with anyio.fail_after(PATIENCE):
+                while not heard:
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0.2)  # anything else on the channel would be in by now
+    finally:
+        watcher.close()
+        await store.aclose()
+        await outer_link.close()
+    assert heard == [ToolsListChanged()]
+    assert not [r for r in caplog.records if "cannot read" in r.getMessage()], caplog.text
 
 
 @pytest.mark.slow

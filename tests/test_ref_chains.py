@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers import validate_diagnostics, where, write_spec
 
 from mcpgen.check.schema_depth import MAX_REF_CHAIN
-from mcpgen.pipeline import validate
+from mcpgen.services.pipeline import validate
 
 
 def _chain(length: int, local: bool = False) -> str:

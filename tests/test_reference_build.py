@@ -1,6 +1,6 @@
 """The fast build equals the reference build, byte for byte.
 
-The reference build (`mcpgen build --reference`, mcpgen/build_context.py) formats with black
+The reference build (`mcpgen build --reference`, mcpgen/models/context.py) formats with black
 on each whole module and makes the models with one datamodel-code-generator run over every
 schema of the spec; the fast build writes black's style itself and generates the models in
 cached batches of groups, with stand-ins, on worker processes. Both must give the same
@@ -24,9 +24,10 @@ from hypothesis import strategies as st
 from test_fuzz import specs as valid_specs
 from test_jsonschema_suite import yaml_json
 
-from mcpgen import pipeline
-from mcpgen.build_context import BuildContext, fast_context, reference_context
-from mcpgen.render.models import FastModelGenerator
+from mcpgen.models.assembly import FastModelGenerator
+from mcpgen.models.context import BuildContext
+from mcpgen.models.run import fast_context, reference_context
+from mcpgen.services import pipeline
 
 Json = Any
 
@@ -95,7 +96,7 @@ def test_the_corpus_servers_specs_build_the_same_both_ways(server: str, tmp_path
 
 # Where one run over the whole spec makes one class for equal schemas of two tools (a class
 # named after a property, for an `allOf` merged into the property's object), the reference
-# build puts every model in `_shared` (render/model_owners.py); the fast build, whose groups
+# build puts every model in `_shared` (models/model_owners.py); the fast build, whose groups
 # each make their own, gives each tool its module.
 SHARED_ACROSS_TOOLS = {"unevaluatedProperties.json"}
 

@@ -29,14 +29,14 @@ from helpers import (
 from mcp import Client
 
 from mcpgen import __version__
-from mcpgen.pipeline import build
-from mcpgen.render.environment import (
+from mcpgen.models.environment import (
     BLACK_MODE,
     docstring,
     python_lines,
     python_literal,
 )
-from mcpgen.render.models import render_models
+from mcpgen.models.run import render_models
+from mcpgen.services.pipeline import build
 
 PYTHON_FILES = sorted(name for name in package_files(GENERATED) if name.endswith(".py"))
 
@@ -283,7 +283,7 @@ async def test_a_nested_class_yields_its_name_to_a_tool_model(tmp_path: Path) ->
 def test_model_groups_come_from_the_cache_and_give_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mcpgen.render import model_generator
+    from mcpgen.models import model_generator
 
     monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
     cold = build(GIFT_SPEC, tmp_path / "cold", allow_outside=True).files
@@ -301,7 +301,7 @@ def test_model_groups_come_from_the_cache_and_give_the_same_bytes(
 def test_a_class_with_many_methods_is_formatted_as_black_formats_it_whole() -> None:
     import black
 
-    from mcpgen.render.formatting import SPLIT_METHODS, blocks, format_python
+    from mcpgen.models.formatting import SPLIT_METHODS, blocks, format_python
 
     methods = "\n".join(
         f"""

@@ -9,8 +9,8 @@ from helpers import GIFT_SPEC, write_spec
 
 from mcpgen.ir.resolve import resolve
 from mcpgen.ir.served import wrap_output
+from mcpgen.services.spec_loading import load_spec
 from mcpgen.spec.json_schema import bundle
-from mcpgen.spec_loading import load_spec
 
 
 def _api(path: Path):  # type: ignore[no-untyped-def]

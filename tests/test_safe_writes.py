@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from helpers import CORPUS, MINIMAL, mcpgen_executable, write_spec
 
-from mcpgen import cache
 from mcpgen.cli import main
+from mcpgen.utils import cache
 
 ORIGINAL = "# the user's shell start-up file\n"
 
@@ -199,7 +199,7 @@ def test_the_package_swap_without_an_atomic_exchange_removes_a_planted_link(
 
 
 def test_the_writer_creates_exclusively_and_replaces_by_renaming(tmp_path: Path) -> None:
-    from mcpgen.files import LinkRefused, create, replace
+    from mcpgen.utils.files import LinkRefused, create, replace
 
     target = _outside(tmp_path)
     dangling = tmp_path / "dangling"

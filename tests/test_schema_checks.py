@@ -15,8 +15,8 @@ from helpers import MINIMAL, built_package, write_spec
 from mcpgen.cli import main
 from mcpgen.diagnostics import Diagnostic, Position, SpecError, summary
 from mcpgen.ir.resolve import resolve
-from mcpgen.render.model_errors import failing_models
-from mcpgen.spec_loading import load_spec
+from mcpgen.models.model_errors import failing_models
+from mcpgen.services.spec_loading import load_spec
 
 HEAD = 'mcpgen: 1\nserver: {name: demo, version: "1"}\n'
 WARNED = MINIMAL.replace("{text: {type: string}}", "{text: {type: string, minLenght: 1}}")

@@ -14,9 +14,9 @@ import pytest
 from helpers import ROOT
 
 from mcpgen.bind.api import PythonApi
-from mcpgen.ir import module_names, naming
-from mcpgen.ir.module_names import Scope
-from mcpgen.pipeline import Build, build
+from mcpgen.names import module_names, naming
+from mcpgen.names.module_names import Scope
+from mcpgen.services.pipeline import Build, build
 
 SPECS = ("gift_server", "conformance", "kitchen_sink")
 

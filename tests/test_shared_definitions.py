@@ -26,7 +26,6 @@ from hypothesis import strategies as st
 from test_import import SHARED_TOOLS
 
 from mcpgen.importer.shared import extract_shared_definitions
-from mcpgen.json_types import Json, canonical
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
@@ -36,6 +35,7 @@ from mcpgen.spec.json_schema import (
     split_ref,
     used_definitions,
 )
+from mcpgen.utils.json_types import Json, canonical
 
 # --- the reference: the plain fixpoint, as it was ---------------------------------------------
 

@@ -5,6 +5,7 @@ takes (`Limits(tasks=TaskLimits(...))`)."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -243,3 +244,50 @@ def test_a_tool_named_like_another_tools_start_method_is_refused(
         "both become the method 'start_batch'" in problem.message
         for problem in problems
     ), problems
+
+
+CANCEL_AND_CLOSE = """\
+import sys
+
+import anyio
+
+from chores import ChoresClient
+
+
+async def once(client):
+    async with client:
+        handle = await client.start_slow_report(seconds=30)
+        await handle.cancel()
+
+
+async def main(url, rounds):
+    for _ in range(rounds):
+        await once(ChoresClient.http(url, mode="legacy"))
+    for _ in range(3):
+        await once(ChoresClient.stdio(sys.executable, ["app.py"], mode="legacy"))
+
+
+anyio.run(main, sys.argv[1], int(sys.argv[2]))
+"""
+
+
+def test_a_legacy_client_closing_after_a_cancel_prints_no_traceback(
+    folder: Path, url: str
+) -> None:
+    """Issue 31: a 2025-11-25 client that cancelled a task and closed printed the SDK's
+    "Error parsing SSE message" traceback (a BrokenResourceError: the task's status
+    arrived on the GET stream after the client closed), in about a third of the runs
+    over HTTP. Its stderr, as a user's terminal shows it, stays clean now."""
+    script = folder / "cancel_and_close.py"
+    script.write_text(CANCEL_AND_CLOSE, encoding="utf-8")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ran = subprocess.run(
+        [sys.executable, str(script), url, "30"],
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "Traceback" not in ran.stderr and "Error" not in ran.stderr, ran.stderr

@@ -20,7 +20,7 @@ from helpers import (
 )
 
 from mcpgen.ir.resolve import resolve
-from mcpgen.spec_loading import load_spec
+from mcpgen.services.spec_loading import load_spec
 
 TASKS_SPEC = """\
 mcpgen: 1

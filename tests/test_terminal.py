@@ -16,7 +16,7 @@ import pytest
 from helpers import CORPUS, run_mcpgen
 
 from mcpgen.cli import main
-from mcpgen.terminal import json_shown, shown
+from mcpgen.utils.terminal import json_shown, shown
 
 FORGED = "spec.yaml: imported 2 tools; 0 things not carried over exactly"
 # The title, the clipboard (OSC 52), a cleared screen, a line overwritten and one forged, a

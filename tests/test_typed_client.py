@@ -349,3 +349,20 @@ async def test_errors_leave_an_http_client_unwrapped(issues: Any, issues_url: st
         with pytest.raises(KeyError):  # the caller's own exceptions, too
             async with issues.IssuesClient.http(issues_url, mode=mode) as client:
                 {}["missing"]
+
+
+def test_the_http_transport_takes_the_proxy_the_environment_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The typed client's HTTP transport is its own (to tell refusals and lost sessions), and
+    httpx reads HTTPS_PROXY / NO_PROXY only for clients without one: it reads them itself."""
+    from mcpgen.runtime.client_auth import environment_proxy
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert environment_proxy("https://mcp.example.com/mcp") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    assert environment_proxy("https://mcp.example.com/mcp") == "http://proxy.internal:3128"
+    assert environment_proxy("http://mcp.example.com/mcp") is None  # HTTP_PROXY is not set
+    assert environment_proxy("https://localhost:8000/mcp") is None
+    monkeypatch.setenv("ALL_PROXY", "http://all.internal:3128")
+    assert environment_proxy("http://mcp.example.com/mcp") == "http://all.internal:3128"

@@ -13,8 +13,8 @@ from helpers import build_and_write, package_files, write_spec
 from mcpgen.diagnostics import Diagnostic, SpecError
 from mcpgen.ir.resolve import resolve
 from mcpgen.render.schema_doc import schema_document, upstream_json
-from mcpgen.spec_diff import diff
-from mcpgen.spec_loading import load_spec
+from mcpgen.services.spec_diff import diff
+from mcpgen.services.spec_loading import load_spec
 
 PETS = """\
 mcpgen: 1

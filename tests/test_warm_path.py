@@ -19,14 +19,14 @@ import pytest
 from helpers import GIFT_SPEC, MINIMAL, ROOT, build_and_write, write_spec
 
 import mcpgen.spec.source
-from mcpgen import collector
 from mcpgen.check.schemas import spec_schemas
 from mcpgen.ir.resolve import resolve
-from mcpgen.package_directories import fresh_package
-from mcpgen.render.environment import format_python, markdown_json
-from mcpgen.render.imports import Imports
-from mcpgen.render.json_text import indented_json
+from mcpgen.models.environment import format_python, markdown_json
+from mcpgen.models.imports import Imports
+from mcpgen.models.json_text import indented_json
 from mcpgen.render.schema_doc import schema_document
+from mcpgen.services.package_directories import fresh_package
+from mcpgen.services.spec_loading import load_spec
 from mcpgen.spec.json_schema import (
     Bundles,
     bundle,
@@ -34,7 +34,7 @@ from mcpgen.spec.json_schema import (
     iter_subschemas,
     map_subschemas,
 )
-from mcpgen.spec_loading import load_spec
+from mcpgen.utils import collector
 
 KITCHEN_SINK = ROOT / "specs" / "kitchen_sink.yaml"
 
@@ -240,7 +240,7 @@ def test_early_workers_take_even_one_job_and_stop_on_the_way_out(tmp_path: Path,
     when it fails."""
     import multiprocessing
 
-    from mcpgen import cache
+    from mcpgen.utils import cache
 
     monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
     with cache.workers(_warmed):
@@ -261,7 +261,8 @@ def test_early_workers_take_even_one_job_and_stop_on_the_way_out(tmp_path: Path,
 def test_a_build_goes_on_where_no_worker_can_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import multiprocessing
 
-    from mcpgen import cache, pipeline
+    from mcpgen.services import pipeline
+    from mcpgen.utils import cache
 
     def refused(*args: Any, **kwargs: Any) -> Any:
         raise OSError("no semaphores here")
@@ -274,7 +275,8 @@ def test_a_build_goes_on_where_no_worker_can_start(tmp_path: Path, monkeypatch: 
 
 
 def test_a_large_spec_starts_workers_early_and_a_small_one_does_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcpgen import cache, pipeline
+    from mcpgen.services import pipeline
+    from mcpgen.utils import cache
 
     started: list[bool] = []
     real = cache.workers

@@ -22,7 +22,7 @@ from helpers import (
 )
 
 from mcpgen.cli import main
-from mcpgen.pipeline import build
+from mcpgen.services.pipeline import build
 
 
 @pytest.mark.slow  # builds, runs mypy and a client in subprocesses

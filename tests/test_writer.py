@@ -14,8 +14,8 @@ from helpers import MINIMAL, package_files, write_spec
 
 from mcpgen import __version__
 from mcpgen.cli import main
-from mcpgen.hashing import sha256
-from mcpgen.pipeline import build
+from mcpgen.services.pipeline import build
+from mcpgen.utils.hashing import sha256
 from mcpgen.write.atomic import apply
 from mcpgen.write.manifest import MANIFEST, manifest_text, read_manifest
 from mcpgen.write.plan import plan_write

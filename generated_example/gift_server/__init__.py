@@ -15,6 +15,7 @@ from ._runtime.client import (
     ToolOutputError,
     Unset,
 )
+from ._runtime.client_sessions import SessionLostError
 from ._runtime.client_tasks import TaskFailedError, TaskHandle, TaskState
 from ._runtime.content import (
     ResourceContent,
@@ -65,6 +66,7 @@ __all__ = [
     "NotFoundError",
     "Occasion",
     "ResourceContent",
+    "SessionLostError",
     "SuggestGiftCardsInput",
     "SuggestGiftCardsOutput",
     "SuggestGiftsInput",

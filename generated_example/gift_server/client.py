@@ -9,8 +9,10 @@ Tool methods take keyword arguments from the tool's input model and return its
 output model. An optional argument left out (`UNSET`) is not sent; `None` sends
 null where the schema allows it. An `isError` result raises `ToolCallError` with the
 tool's message; a result that breaks the tool's output schema raises `ToolOutputError`;
-a request the server refuses the access token for raises `AuthorizationError`.
-It needs only `_runtime/client.py` of this package, not the server.
+a request the server refuses the access token for raises `AuthorizationError`. Over
+HTTP, a 2025-11-25 session the server no longer has (its replica stopped) is replaced
+by a new one, and the request sent again there.
+It needs only the `_runtime/client*.py` modules of this package, not the server.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from mcp.shared.uri_template import UriTemplate
 
 from . import models as _models
 from ._runtime import client as _client
+from ._runtime import client_sessions as _client_sessions
 from ._runtime.client import UNSET, Mode, Unset
 
 if TYPE_CHECKING:
@@ -42,12 +45,27 @@ class GiftServerClient:
     "modern" only 2026-07-28, "legacy" the 2025-11-25 handshake.
     """
 
-    def __init__(self, client: Client, *, mode: Mode = "auto") -> None:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        mode: Mode = "auto",
+        on_new_session: _client_sessions.NewSessionHook | None = None,
+    ) -> None:
         """Typed calls over `client`; with mode "modern", entering refuses a server that
-        only speaks 2025-11-25."""
+        only speaks 2025-11-25. Over HTTP, when the server has lost the 2025-11-25
+        session, a new one is opened, `await on_new_session(client)` runs on it (to
+        subscribe again), and the request is sent again (once)."""
         _client.sdk_mode(mode)
-        self.client = client
+        self._connection = _client_sessions.Connection(
+            client, mode, param_headers=None, on_new_session=on_new_session
+        )
         self.mode = mode
+
+    @property
+    def client(self) -> Client:
+        """The `mcp.Client` of the session now (another one after a lost session)."""
+        return self._connection.client
 
     @classmethod
     def in_memory(cls, server: Server[Any], *, mode: Mode = "auto") -> Self:
@@ -75,20 +93,30 @@ class GiftServerClient:
 
     @classmethod
     def http(
-        cls, url: str, *, auth: _client.HttpAuth | None = None, mode: Mode = "auto"
+        cls,
+        url: str,
+        *,
+        auth: _client.HttpAuth | None = None,
+        mode: Mode = "auto",
+        on_new_session: _client_sessions.NewSessionHook | None = None,
     ) -> Self:
         """Talk to a server over Streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`.
 
         `auth` authorizes the requests to a server that needs access tokens: a
         bearer token (str), or an `httpx2.Auth` such as the SDK's
         `mcp.client.auth.OAuthClientProvider` (discovery from the 401, client
-        registration, PKCE, more scope on a 403, refresh).
+        registration, PKCE, more scope on a 403, refresh). `on_new_session`: see
+        the constructor.
         """
         target = _client.http_target(url, auth)
-        return cls(Client(target, mode=_client.sdk_mode(mode)), mode=mode)
+        return cls(
+            Client(target, mode=_client.sdk_mode(mode)),
+            mode=mode,
+            on_new_session=on_new_session,
+        )
 
     async def __aenter__(self) -> Self:
-        await _client.connect(self.client, self.mode)
+        await self._connection.open()
         return self
 
     async def __aexit__(
@@ -97,7 +125,7 @@ class GiftServerClient:
         exc_value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await _client.disconnect(self.client, exc_type, exc_value, traceback)
+        await self._connection.close(exc_type, exc_value, traceback)
 
     async def suggest_gifts(
         self,
@@ -115,8 +143,10 @@ class GiftServerClient:
                 **_client.given("suggest_gifts", {"recipient": recipient}),
             }
         )
-        result = await _client.call_tool(
-            self.client, "suggest_gifts", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "suggest_gifts", arguments, on_progress
+            )
         )
         return _client.output_value(
             "suggest_gifts", result, _models.SuggestGiftsOutput, wrapped=False
@@ -129,8 +159,10 @@ class GiftServerClient:
         arguments = _models.SuggestGiftCardsInput.model_validate(
             {"budget": budget, "count": count}
         )
-        result = await _client.call_tool(
-            self.client, "suggest_gift_cards", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "suggest_gift_cards", arguments, on_progress
+            )
         )
         return _client.output_value(
             "suggest_gift_cards", result, _models.SuggestGiftCardsOutput, wrapped=True
@@ -139,19 +171,25 @@ class GiftServerClient:
     async def read_gift_catalog(self) -> GiftCatalogContent:
         """Read `mcp://gift-server/resources/gift_catalog`: Every gift the server can suggest."""
         uri = "mcp://gift-server/resources/gift_catalog"
-        result = await _client.answered(self.client.read_resource(uri))
+        result = await self._connection.run(
+            lambda client: _client.answered(client.read_resource(uri))
+        )
         return _client.resource_value(result, _models.GiftCatalogContent)
 
     async def read_gift(self, *, id: str) -> Gift:
         """Read `gifts://{id}`: A gift from the catalog, by id."""
         uri = UriTemplate.parse("gifts://{id}").expand({"id": id})
-        result = await _client.answered(self.client.read_resource(uri))
+        result = await self._connection.run(
+            lambda client: _client.answered(client.read_resource(uri))
+        )
         return _client.resource_value(result, _models.GiftContent).root
 
     async def read_gifts_widget(self) -> str | bytes:
         """Read `ui://widget/gifts.html`: Renders suggest_gifts results as cards."""
         uri = "ui://widget/gifts.html"
-        result = await _client.answered(self.client.read_resource(uri))
+        result = await self._connection.run(
+            lambda client: _client.answered(client.read_resource(uri))
+        )
         return _client.resource_value(result, None)
 
     async def get_gift_congrats_style(
@@ -161,15 +199,19 @@ class GiftServerClient:
         arguments = _client.given(
             "get_gift_congrats_style", {"occasion": occasion, "tone": tone}
         )
-        return await _client.answered(
-            self.client.get_prompt("gift_congrats_style", arguments)
+        return await self._connection.run(
+            lambda client: _client.answered(
+                client.get_prompt("gift_congrats_style", arguments)
+            )
         )
 
     async def get_gift_thank_you(self, *, gift: str) -> types.GetPromptResult:
         """Get prompt `gift_thank_you`: A thank-you note for a gift received, written by the server's own logic."""
         arguments = _client.given("get_gift_thank_you", {"gift": gift})
-        return await _client.answered(
-            self.client.get_prompt("gift_thank_you", arguments)
+        return await self._connection.run(
+            lambda client: _client.answered(
+                client.get_prompt("gift_thank_you", arguments)
+            )
         )
 
     async def complete_prompt_gift_congrats_style(
@@ -180,11 +222,13 @@ class GiftServerClient:
     ) -> list[str]:
         """Completion values for an argument of prompt `gift_congrats_style`, given what was typed."""
         reference = types.PromptReference(name="gift_congrats_style")
-        result = await _client.answered(
-            self.client.complete(
-                reference,
-                {"name": argument, "value": value},
-                dict(context or {}) or None,
+        result = await self._connection.run(
+            lambda client: _client.answered(
+                client.complete(
+                    reference,
+                    {"name": argument, "value": value},
+                    dict(context or {}) or None,
+                )
             )
         )
         return result.completion.values
@@ -197,11 +241,13 @@ class GiftServerClient:
     ) -> list[str]:
         """Completion values for an argument of prompt `gift_thank_you`, given what was typed."""
         reference = types.PromptReference(name="gift_thank_you")
-        result = await _client.answered(
-            self.client.complete(
-                reference,
-                {"name": argument, "value": value},
-                dict(context or {}) or None,
+        result = await self._connection.run(
+            lambda client: _client.answered(
+                client.complete(
+                    reference,
+                    {"name": argument, "value": value},
+                    dict(context or {}) or None,
+                )
             )
         )
         return result.completion.values
@@ -214,11 +260,13 @@ class GiftServerClient:
     ) -> list[str]:
         """Completion values for a variable of `gifts://{id}`, given what was typed."""
         reference = types.ResourceTemplateReference(uri="gifts://{id}")
-        result = await _client.answered(
-            self.client.complete(
-                reference,
-                {"name": variable, "value": value},
-                dict(context or {}) or None,
+        result = await self._connection.run(
+            lambda client: _client.answered(
+                client.complete(
+                    reference,
+                    {"name": variable, "value": value},
+                    dict(context or {}) or None,
+                )
             )
         )
         return result.completion.values

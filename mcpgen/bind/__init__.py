@@ -1,4 +1,4 @@
-"""Stage 5 (after the models, before the templates): the generated Python API as data.
+"""Stage 7, bind: the IR and its models -> the generated Python API, as frozen data.
 
 `bind(api, index, model_modules)` decides every method, parameter, type, import, binding
 and module scope of the generated package once, in a frozen `PythonApi`; templates print
@@ -10,6 +10,6 @@ from __future__ import annotations
 from mcpgen.bind.api import Binding, Method, Parameter, PythonApi
 from mcpgen.bind.binder import bind
 from mcpgen.bind.types import TypeRef
-from mcpgen.ir.module_names import Scope
+from mcpgen.names.module_names import Scope
 
 __all__ = ["Binding", "Method", "Parameter", "PythonApi", "Scope", "TypeRef", "bind"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from mcpgen.bind.types import TypeRef
-from mcpgen.ir.module_names import Import, Scope
+from mcpgen.names.module_names import Import, Scope
 
 # required: always given; defaulted: a real default, always sent; optional: left out
 # (`UNSET`) unless given, so that None can mean null where the schema allows it.

@@ -14,9 +14,11 @@ from mcpgen.bind import forwarding
 from mcpgen.bind.api import Binding, Method, ModuleImports, PythonApi
 from mcpgen.bind.methods import MethodBinder
 from mcpgen.bind.types import MODELS_MODULE, ModelTypes
-from mcpgen.ir import module_names
 from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
-from mcpgen.ir.module_names import (
+from mcpgen.models.environment import python_lines, python_literal
+from mcpgen.models.model_index import ModelIndex
+from mcpgen.names import module_names
+from mcpgen.names.module_names import (
     CLIENT,
     HANDLERS,
     PACKAGE_INIT,
@@ -25,8 +27,6 @@ from mcpgen.ir.module_names import (
     ModuleNames,
     Scope,
 )
-from mcpgen.render.environment import python_lines, python_literal
-from mcpgen.render.model_index import ModelIndex
 
 # The starter app (`mcpgen init`) and the stubs it prints: Handlers and what its
 # methods raise, imported from the installed package.
@@ -113,15 +113,13 @@ def _client_imports(api: Api, client: tuple[Method, ...]) -> ModuleImports:
         CLIENT.imported(name)
         for name in (
             "annotations", "Mapping", "Sequence", "TracebackType", "TYPE_CHECKING", "Any", "Self",
-            "Client", "StdioServerParameters", "_client", "Mode", "Server",
+            "Client", "StdioServerParameters", "_client", "_client_sessions", "Mode", "Server",
         )
     ]  # fmt: skip
     if api.resource_templates or api.prompts:  # completion references, prompt results
         template.append(module_names.SDK_TYPES)
     if api.resource_templates:
         template.append(CLIENT.imported("UriTemplate"))
-    if api.param_headers:
-        template.append(CLIENT.imported("_client_headers"))
     if any(tool.task_support in ("optional", "required") for tool in api.tools):
         template.append(CLIENT.imported("_client_tasks"))
     if api.tools or any(resource.content_model for resource in api.resources):

@@ -15,9 +15,9 @@ from mcpgen.bind.api import Forward, Method, ModuleImports
 from mcpgen.bind.methods import summary
 from mcpgen.bind.types import MODELS_MODULE
 from mcpgen.ir.model import Api, ToolIR
-from mcpgen.ir.module_names import FORWARDING, FUTURE, PACKAGE_MAIN, Import
-from mcpgen.render.environment import python_literal
-from mcpgen.render.model_index import ModelIndex
+from mcpgen.models.environment import python_literal
+from mcpgen.models.model_index import ModelIndex
+from mcpgen.names.module_names import FORWARDING, FUTURE, PACKAGE_MAIN, Import
 
 
 def forwards(api: Api, handlers: tuple[Method, ...], index: ModelIndex) -> tuple[Forward, ...]:

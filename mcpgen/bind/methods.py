@@ -13,10 +13,10 @@ import dataclasses
 from mcpgen.bind.api import Method, Parameter
 from mcpgen.bind.parameters import field_parameters
 from mcpgen.bind.types import ModelTypes, TypeRef, generic, named
-from mcpgen.ir import module_names, naming
 from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
-from mcpgen.ir.module_names import Scope
-from mcpgen.render.environment import docstring, python_literal
+from mcpgen.models.environment import docstring, python_literal
+from mcpgen.names import module_names, naming
+from mcpgen.names.module_names import Scope
 
 _TASKS_ALLOWED = ("optional", "required")
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from mcpgen.bind.api import Parameter, ParameterKind
 from mcpgen.bind.types import ModelTypes
-from mcpgen.json_types import Json
-from mcpgen.render.model_index import Field
+from mcpgen.models.model_index import Field
+from mcpgen.utils.json_types import Json
 
 
 class NullableProperties:

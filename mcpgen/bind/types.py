@@ -13,8 +13,8 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mcpgen.ir.module_names import Import
-from mcpgen.render.model_index import ModelIndex
+from mcpgen.models.model_index import ModelIndex
+from mcpgen.names.module_names import Import
 
 # The generated package's models, as the modules that annotate with them import them.
 MODELS_MODULE = ".models"

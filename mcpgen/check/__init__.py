@@ -1,8 +1,8 @@
-"""Stage 2: every rule a spec must satisfy before it is built, each problem one diagnostic.
+"""Stage 3, check: every rule a spec must satisfy before it is built.
 
-The format's schema catches shape (`structure`); the rest is what a schema alone cannot
-say: embedded JSON Schemas, tools, resources and prompts. Python names are the IR's
-business and are checked there (`mcpgen.ir.names`).
+Each problem is one diagnostic. The format's schema catches shape (`structure`); the rest is
+what a schema alone cannot say: embedded JSON Schemas, tools, resources, prompts,
+authorization, upstream, and the Python names a spec yields (`names`).
 """
 
 from __future__ import annotations

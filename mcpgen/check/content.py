@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcpgen.diagnostics import Diagnostic
-from mcpgen.json_types import Json
 from mcpgen.spec.assets import asset_path, asset_problem, is_base64
 from mcpgen.spec.model import Spec
 from mcpgen.spec.source import JsonPath
+from mcpgen.utils.json_types import Json
 
 
 def one_of(

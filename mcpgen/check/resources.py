@@ -10,11 +10,11 @@ from jsonschema import Draft202012Validator
 from mcpgen.check.content import one_of, readable_data
 from mcpgen.check.paths import label
 from mcpgen.diagnostics import Diagnostic, did_you_mean
-from mcpgen.json_types import Json
 from mcpgen.spec.assets import read_asset
 from mcpgen.spec.model import Resource, Spec
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.uri_templates import UriTemplateError, template_variables
+from mcpgen.utils.json_types import Json
 
 
 def check_resources(spec: Spec) -> Iterator[Diagnostic]:

@@ -6,7 +6,10 @@ The rules: every `arguments` key is an inputSchema property and every property h
 `arguments` entry; each `{name}` of the path is one required `in: path` argument and each
 `in: path` argument appears in the path; `body` is set iff some argument goes `in: body`,
 and a whole-body argument is the only one; no two arguments fill the same parameter;
-a style is one OpenAPI allows where the argument goes; a `file` argument is a property of
+a style is one OpenAPI allows where the argument goes; no argument fills a header,
+query parameter or cookie forwarding owns (framing, hop-by-hop, `Host`, credentials, an
+apiKey scheme's parameter: `mcpgen.runtime.upstream_names`); no scheme's name maps to a
+variable the runtime or another scheme reads; a `file` argument is a property of
 a multipart body whose inputSchema says base64 (`contentEncoding: base64`, on the items of
 an array of files); security requirements name declared schemes; a binary response has no
 outputSchema.
@@ -18,11 +21,17 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from mcpgen.diagnostics import Diagnostic, did_you_mean
-from mcpgen.json_types import Json
+from mcpgen.runtime.upstream_names import (
+    RUNTIME_VARIABLES,
+    refused_key_header,
+    refused_parameter,
+    scheme_name_problems,
+)
 from mcpgen.spec.model import Spec, Tool
 from mcpgen.spec.source import JsonPath, SourceMap
 from mcpgen.spec.upstream import ServerUpstream, ToolUpstream
 from mcpgen.spec.upstream_format import PATH_TEMPLATE
+from mcpgen.utils.json_types import Json
 
 _SERVER: JsonPath = ("server", "upstream")
 # OpenAPI 3's parameter styles by location (its "Style Values" table).
@@ -61,9 +70,26 @@ def _server_problems(source: SourceMap, upstream: ServerUpstream) -> Iterator[Di
                 "write e.g. https://api.example.com/v1, or leave `url` out and set MCP_UPSTREAM_URL when serving",
                 at_value=True,
             )
+    for name, why in scheme_name_problems(upstream.security_schemes):
+        yield source.error(
+            _SERVER + ("securitySchemes", name),
+            f"the security scheme '{name}' cannot have that name: {why}",
+            f"rename it (and its uses in `security`); {', '.join(RUNTIME_VARIABLES)} are the runtime's own, "
+            "and each scheme needs a variable of its own (MCP_UPSTREAM_ and the name in upper snake case)",
+        )
     for name, scheme in upstream.security_schemes.items():
         at = _SERVER + ("securitySchemes", name)
         kind = scheme.get("type")
+        header = scheme.get("name")
+        if kind == "apiKey" and scheme.get("in") == "header" and isinstance(header, str):
+            refusal = refused_key_header(header)
+            if refusal is not None:
+                yield source.error(
+                    at + ("name",),
+                    f"the apiKey scheme '{name}' sends its key in the header '{header}': {refusal}",
+                    "name the header the API reads the key from (e.g. X-API-Key, or Authorization)",
+                    at_value=True,
+                )
         if kind == "apiKey" and not ("in" in scheme and "name" in scheme):
             yield source.error(
                 at,
@@ -77,6 +103,22 @@ def _server_problems(source: SourceMap, upstream: ServerUpstream) -> Iterator[Di
                 "write `scheme: basic` or `scheme: bearer`, or send the header with MCP_UPSTREAM_AUTHORIZATION",
             )
     yield from _requirement_problems(source, _SERVER + ("security",), upstream.security, upstream.security_schemes)
+
+
+def _owned_parameter_problems(
+    source: SourceMap, tool: Tool, upstream: ToolUpstream, schemes: dict[str, dict[str, Json]]
+) -> Iterator[Diagnostic]:
+    for key, argument in upstream.arguments.items():
+        if argument.location not in ("header", "query", "cookie") or argument.name is None:
+            continue
+        why = refused_parameter(argument.location, argument.name, schemes)
+        if why is not None:
+            yield source.error(
+                tool.path + ("upstream", "arguments", key),
+                f"the argument '{key}' of tool '{tool.name}' fills the {argument.location} parameter "
+                f"'{argument.name}', which forwarding never takes from a caller: {why}",
+                "remove the argument (and its inputSchema property), or send it under another name",
+            )
 
 
 def _argument_problems(source: SourceMap, tool: Tool, upstream: ToolUpstream) -> Iterator[Diagnostic]:
@@ -234,6 +276,7 @@ def check_upstream(spec: Spec) -> Iterator[Diagnostic]:
                 "declare `server.upstream` (url, securitySchemes, security)",
             )
         yield from _argument_problems(source, tool, upstream)
+        yield from _owned_parameter_problems(source, tool, upstream, server.security_schemes if server else {})
         yield from _file_problems(source, tool, upstream)
         yield from _path_problems(source, tool, upstream)
         yield from _body_problems(source, tool, upstream)

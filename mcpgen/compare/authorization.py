@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mcpgen.compare.changes import Change, Place, Severity
-from mcpgen.json_types import Json, canonical
 from mcpgen.spec.model import Authorization, Prompt, Resource, Spec, Tool
 from mcpgen.spec.source import JsonPath
+from mcpgen.utils.json_types import Json, canonical
 
 _AUTHORIZATION: JsonPath = ("server", "authorization")
 

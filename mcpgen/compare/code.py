@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from mcpgen.bind.api import Method, Parameter, PythonApi
 from mcpgen.compare.changes import Change, Place, Severity
 from mcpgen.ir.model import Api, PromptIR, ResourceIR, ToolIR
-from mcpgen.render.model_index import Field, ModelIndex
+from mcpgen.models.model_index import Field, ModelIndex
 from mcpgen.spec.model import Spec
 from mcpgen.spec.source import JsonPath
 

@@ -19,10 +19,10 @@ from mcpgen.compare.schemas import SchemaComparison
 from mcpgen.compare.upstream import compare_upstream
 from mcpgen.ir.resolve import served_capabilities
 from mcpgen.ir.served import served_output, served_schema
-from mcpgen.json_types import Json, canonical
 from mcpgen.spec.model import Prompt, Resource, Spec, Tool
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.uri_templates import template_variables
+from mcpgen.utils.json_types import Json, canonical
 
 Entity = TypeVar("Entity", Tool, Resource, Prompt)
 

@@ -12,9 +12,9 @@ import posixpath
 import subprocess
 from pathlib import Path
 
-from mcpgen.files import create
 from mcpgen.spec.model import build_spec
 from mcpgen.spec.source import load_yaml
+from mcpgen.utils.files import create
 
 
 class GitError(Exception):

@@ -8,7 +8,7 @@ import math
 import re
 from typing import Literal
 
-from mcpgen.json_types import Json, canonical
+from mcpgen.utils.json_types import Json, canonical
 
 # Keywords that only document: a change to them is reported, and breaks nothing.
 ANNOTATIONS = frozenset(

@@ -10,7 +10,7 @@ import json
 from collections.abc import Collection, Sequence
 
 from mcpgen.compare.changes import SEVERITIES, Change
-from mcpgen.terminal import json_shown, shown
+from mcpgen.utils.terminal import json_shown, shown
 
 
 def read_allow_list(text: str) -> list[str]:

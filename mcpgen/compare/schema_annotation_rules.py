@@ -11,7 +11,7 @@ from __future__ import annotations
 from mcpgen.compare.keywords import ANNOTATIONS, CONTAINERS, HANDLED, show
 from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
-from mcpgen.json_types import Json, canonical
+from mcpgen.utils.json_types import Json, canonical
 
 
 class AnnotationRules(SchemaWalk):

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcpgen.compare.changes import Place
-from mcpgen.json_types import Json
 from mcpgen.spec.source import JsonPath, SourceMap
+from mcpgen.utils.json_types import Json
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from mcpgen.compare.keywords import EXTRAS_TEXT, extras, names
 from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
-from mcpgen.json_types import as_mapping
+from mcpgen.utils.json_types import as_mapping
 
 
 class ObjectRules(SchemaWalk):

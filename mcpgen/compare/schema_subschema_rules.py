@@ -12,7 +12,7 @@ from __future__ import annotations
 from mcpgen.compare.keywords import unmatched
 from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
-from mcpgen.json_types import as_list, canonical
+from mcpgen.utils.json_types import as_list, canonical
 
 
 class SubschemaRules(SchemaWalk):

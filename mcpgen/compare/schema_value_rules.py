@@ -30,7 +30,7 @@ from mcpgen.compare.keywords import (
 )
 from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_walk import SchemaWalk
-from mcpgen.json_types import Json, canonical
+from mcpgen.utils.json_types import Json, canonical
 
 
 class ValueRules(SchemaWalk):

@@ -30,9 +30,9 @@ from mcpgen.compare.schema_nodes import Node
 from mcpgen.compare.schema_object_rules import ObjectRules
 from mcpgen.compare.schema_subschema_rules import SubschemaRules
 from mcpgen.compare.schema_value_rules import ValueRules
-from mcpgen.json_types import Json, canonical
 from mcpgen.spec.json_schema import pointed
 from mcpgen.spec.source import JsonPath
+from mcpgen.utils.json_types import Json, canonical
 
 _MAX_REF_HOPS = 64  # a chain of refs longer than this is a cycle the checks missed
 

@@ -11,10 +11,10 @@ the tools' schemas is reported by the WIRE rules as for any spec.
 from __future__ import annotations
 
 from mcpgen.compare.changes import Change, Place
-from mcpgen.json_types import Json
 from mcpgen.spec.model import Spec, Tool
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.upstream import ToolUpstream, UpstreamArgument
+from mcpgen.utils.json_types import Json
 
 _SERVER: JsonPath = ("server", "upstream")
 _REASON = "not visible to MCP clients; the forwarding handlers send the new request"

@@ -10,7 +10,6 @@ after it, to `--timeout`.
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 import time
@@ -73,21 +72,6 @@ class Budget:
         if self.broken is None:
             self.broken = reason
         raise OverBudget(self.broken)
-
-
-def process_started() -> float:
-    """When this process started, on the `time.monotonic()` clock: the user's `--timeout`
-    counts the interpreter's start and mcpgen's imports too (a second or more on a busy
-    machine). Now, where the platform does not say (Linux's /proc does)."""
-    now = time.monotonic()
-    try:
-        with open("/proc/self/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-        ticks = int(fields[19])  # field 22, starttime: clock ticks after boot
-        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return now
-    return now - age if 0 <= age < 60 else now  # anything else is a clock we misread
 
 
 class OutOfTime(BaseException):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mcpgen.json_types import Json
-from mcpgen.terminal import shown
+from mcpgen.utils.json_types import Json
+from mcpgen.utils.terminal import shown
 
 Capture = dict[str, Json]
 

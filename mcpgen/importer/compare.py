@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mcpgen.importer.capture import Capture
 from mcpgen.importer.to_spec import Loss
-from mcpgen.json_types import Json, canonical
+from mcpgen.utils.json_types import Json, canonical
 
 _KINDS = {
     "tools": "tool",

@@ -21,11 +21,11 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from mcpgen import progress
 from mcpgen.importer.bounds import Budget, Deadline, Limits
 from mcpgen.importer.capture import LISTS, Capture, SourceError
 from mcpgen.runtime.eras import MODES
-from mcpgen.terminal import shown
+from mcpgen.utils import progress
+from mcpgen.utils.terminal import shown
 
 # The SDK client's `mode` per era, in the words of the generated typed client, so that
 # `--era` and `mode=` are one vocabulary. "modern" discovers too, then insists on its result.

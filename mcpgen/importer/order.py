@@ -10,8 +10,8 @@ their order: it is theirs.
 
 from __future__ import annotations
 
-from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import map_subschemas
+from mcpgen.utils.json_types import Json
 
 SCHEMA_KEYWORDS = (
     "$schema",

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Container
 from typing import Any
 
-from mcpgen.json_types import Json, canonical
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
@@ -25,6 +24,7 @@ from mcpgen.spec.json_schema import (
     rewrite_refs,
     split_ref,
 )
+from mcpgen.utils.json_types import Json, canonical
 
 _SCHEMA_KEYS = ("inputSchema", "outputSchema")
 

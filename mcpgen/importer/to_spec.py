@@ -20,7 +20,6 @@ from mcpgen import FORMAT_VERSION
 from mcpgen.importer.capture import Capture
 from mcpgen.importer.order import format_order, schema_in_order
 from mcpgen.importer.shared import extract_shared_definitions
-from mcpgen.json_types import Json
 from mcpgen.spec.format import (
     JSON_SCHEMA_VALUE,
     NAME_PATTERN,
@@ -31,6 +30,7 @@ from mcpgen.spec.format import (
     Key,
     entity_schema,
 )
+from mcpgen.utils.json_types import Json
 
 _TOOL_NAME = re.compile(NAME_PATTERN)
 

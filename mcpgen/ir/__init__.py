@@ -1,2 +1,5 @@
-"""Stage 3: the resolved API. Names, wire payloads, bundled schemas and wrapped outputs are
-decided here once, so that every renderer reads the same facts and none reads the spec."""
+"""Stage 5, resolve: the checked spec -> the resolved API (the IR), decided once.
+
+Names, wire payloads, bundled schemas and wrapped outputs are decided here once, so that every
+renderer reads the same facts and none reads the spec.
+"""

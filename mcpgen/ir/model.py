@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from mcpgen.json_types import Json
 from mcpgen.spec.format import TaskSupport
 from mcpgen.spec.param_headers import header_map
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.upstream import ToolUpstream
+from mcpgen.utils.json_types import Json
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ docstrings, show invisible characters as escapes.
 
 from __future__ import annotations
 
-from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+from mcpgen.utils.json_types import Json
 
 # Keywords that constrain values without changing their Python type.
 _CONSTRAINTS = frozenset(

@@ -9,8 +9,6 @@ from __future__ import annotations
 import base64
 import copy
 
-from mcpgen.hashing import sha256, spec_hash
-from mcpgen.ir import naming
 from mcpgen.ir.model import (
     Api,
     AuthorizationIR,
@@ -25,7 +23,7 @@ from mcpgen.ir.model import (
 )
 from mcpgen.ir.model_schema import model_schema
 from mcpgen.ir.served import served_output
-from mcpgen.json_types import Json
+from mcpgen.names import naming
 from mcpgen.spec.assets import read_asset
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
@@ -40,6 +38,8 @@ from mcpgen.spec.model import Prompt, PromptMessage, Resource, Spec, Tool
 from mcpgen.spec.source import JsonPath
 from mcpgen.spec.upstream import ServerUpstream
 from mcpgen.spec.uri_templates import template_variables
+from mcpgen.utils.hashing import sha256, spec_hash
+from mcpgen.utils.json_types import Json
 
 # Keywords that would change how a model generator resolves refs in the combined document.
 _DOCUMENT_KEYWORDS = ("$schema", "$id")

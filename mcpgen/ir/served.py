@@ -3,7 +3,6 @@ API: `diff` compares these, so that it sees what clients see (`schema.json`)."""
 
 from __future__ import annotations
 
-from mcpgen.json_types import Json
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
@@ -11,6 +10,7 @@ from mcpgen.spec.json_schema import (
     split_ref,
 )
 from mcpgen.spec.model import Spec
+from mcpgen.utils.json_types import Json
 
 
 def served_output(schema: dict[str, Json], spec: Spec) -> tuple[dict[str, Json], bool]:

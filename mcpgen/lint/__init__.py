@@ -1,4 +1,4 @@
-"""Stage 3: lint a checked spec against profiles of what real clients accept.
+"""Stage 4, lint: a checked spec against profiles of what real clients accept.
 
 A spec that `build` accepts is valid MCP; a client may still refuse or degrade it: OpenAI's
 and Anthropic's strict modes take only a subset of JSON Schema, and many clients accept

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from mcpgen.diagnostics import Diagnostic
-from mcpgen.json_types import as_list, as_mapping
 from mcpgen.lint.rules import Rule
 from mcpgen.lint.schemas import (
     InputSchema,
@@ -33,6 +32,7 @@ from mcpgen.spec.json_schema import (
 )
 from mcpgen.spec.model import Spec
 from mcpgen.spec.source import JsonPath
+from mcpgen.utils.json_types import as_list, as_mapping
 
 LIMITATIONS = (
     "Anthropic, Structured outputs: JSON Schema limitations "

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcpgen.diagnostics import Diagnostic
-from mcpgen.json_types import as_list, as_mapping
 from mcpgen.lint.rules import Rule
 from mcpgen.lint.schemas import (
     InputSchema,
@@ -25,6 +24,7 @@ from mcpgen.lint.schemas import (
     object_depth,
 )
 from mcpgen.spec.model import Spec
+from mcpgen.utils.json_types import as_list, as_mapping
 
 SUPPORTED_SCHEMAS = (
     "OpenAI, Structured model outputs: Supported schemas "

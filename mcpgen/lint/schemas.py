@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mcpgen.json_types import Json, as_mapping
 from mcpgen.spec.json_schema import (
     DEFINITIONS_PREFIX,
     LOCAL_PREFIX,
@@ -23,6 +22,7 @@ from mcpgen.spec.json_schema import (
 )
 from mcpgen.spec.model import Spec, Tool
 from mcpgen.spec.source import JsonPath
+from mcpgen.utils.json_types import Json, as_mapping
 
 DEFINITION_KEYWORDS = ("$defs", "definitions")
 

@@ -6,13 +6,12 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
-from mcpgen import progress
 from mcpgen.bind import PythonApi, bind
 from mcpgen.ir.model import Api
-from mcpgen.render.environment import render_template
-from mcpgen.render.model_generator import ModelRenderError
-from mcpgen.render.model_index import ModelIndex
-from mcpgen.render.models import render_models
+from mcpgen.models.environment import render_template
+from mcpgen.models.model_generator import ModelRenderError
+from mcpgen.models.model_index import ModelIndex
+from mcpgen.models.run import render_models
 from mcpgen.render.schema_doc import (
     authorization_json,
     prompt_messages_json,
@@ -22,13 +21,14 @@ from mcpgen.render.schema_doc import (
     upstream_json,
 )
 from mcpgen.render.views import PythonView
+from mcpgen.utils import progress
 
 if TYPE_CHECKING:
-    from mcpgen.build_context import BuildContext
+    from mcpgen.models.context import BuildContext
 
 # Modules rendered from a template of the same name, then formatted.
 TEMPLATED_MODULES = ("__init__.py", "client.py", "handlers.py", "server.py")
-# The models package: one module per tool, resource and prompt (see render/models.py).
+# The models package: one module per tool, resource and prompt (see models/assembly.py).
 MODELS_DIRECTORY = "models"
 # Where the runtime (`mcpgen/runtime/*.py`, the same for every spec) goes in the package.
 RUNTIME_DIRECTORY = "_runtime"
@@ -77,8 +77,8 @@ class RenderedPackage:
 
 def render_package(api: Api, context: BuildContext | None = None) -> RenderedPackage:
     """Every file of the package, by the context's formatter and model generator (the fast
-    ones by default: mcpgen/build_context.py)."""
-    from mcpgen.build_context import fast_context
+    ones by default: mcpgen/models/run.py)."""
+    from mcpgen.models.run import fast_context
 
     context = context or fast_context()
     top = header(api)

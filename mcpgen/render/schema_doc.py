@@ -10,8 +10,8 @@ from typing import Any
 
 from mcpgen import RUNTIME_REQUIREMENTS, __version__
 from mcpgen.ir.model import Api
-from mcpgen.render.environment import markdown_json, render_template
-from mcpgen.render.json_text import indented_json
+from mcpgen.models.environment import markdown_json, render_template
+from mcpgen.models.json_text import indented_json
 from mcpgen.render.views import PythonView
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from mcpgen.bind import bind
-from mcpgen.ir import naming
 from mcpgen.ir.model import Api
-from mcpgen.render.environment import format_python, render_template
-from mcpgen.render.models import render_models
+from mcpgen.models.environment import format_python, render_template
+from mcpgen.models.run import render_models
+from mcpgen.names import naming
 from mcpgen.render.views import PythonView
 
 

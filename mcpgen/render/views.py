@@ -12,10 +12,10 @@ from collections.abc import Iterable
 
 from mcpgen.bind.api import Method, PythonApi
 from mcpgen.ir.model import Api, PromptIR
-from mcpgen.ir.module_names import Import
-from mcpgen.render.environment import python_literal
-from mcpgen.render.imports import Imports
-from mcpgen.render.model_index import ModelIndex
+from mcpgen.models.environment import python_literal
+from mcpgen.models.imports import Imports
+from mcpgen.models.model_index import ModelIndex
+from mcpgen.names.module_names import Import
 
 
 def _collected(imports: Iterable[Import]) -> Imports:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -26,8 +27,10 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.shared.uri_template import UriTemplate
 
+from .auth_log import caller_address, refusals
 from .auth_scopes import Named, named_entities, named_task, requiring, reset_required
 from .http_guard import ASGIApp, Receive, Scope, Send, replaying
+from .http_sessions import client_of
 from .log import logger
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -53,6 +56,16 @@ class TokenCheckUnavailable(Exception):
     def __init__(self, retry_after: float) -> None:
         super().__init__(f"token check unavailable, retry after {retry_after:g} s")
         self.retry_after = retry_after
+
+
+class TokenCheckThrottled(TokenCheckUnavailable):
+    """A verifier will not ask about more new tokens from this caller now (it sent
+    too many unknown ones): 429 with Retry-After. Its token may be fine, so no
+    challenge either."""
+
+
+B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+"""What a bearer token may be (RFC 6750 section 2.1, `b64token`)."""
 
 
 @dataclass(frozen=True)
@@ -224,18 +237,15 @@ class AuthGuard:
         if scope["method"] == "OPTIONS":  # CORS preflight carries no credentials
             await self.app(scope, receive, send)
             return
-        token = _bearer_token(scope)
-        if isinstance(token, _Refusal):
-            await self._challenge(send, 401, token.error, token.description)
-            return
+        # Who asks, for the log of refused tokens and the introspection verifier's
+        # per-caller budget.
+        asking = caller_address.set(client_of(scope))
         try:
-            access = await self.verifier.verify_token(token)
-        except TokenCheckUnavailable as unavailable:
-            await self._unavailable(send, unavailable.retry_after)
-            return
+            access = await self._access(scope, send)
+        finally:
+            caller_address.reset(asking)
         if access is None:
-            await self._challenge(send, 401, "invalid_token", "Invalid access token")
-            return
+            return  # answered
         needed = list(self.authorization.scopes)
         if self.per_call:
             message = await receive()
@@ -274,6 +284,25 @@ class AuthGuard:
             [await self.task_scopes(task_id, access) for task_id in task_ids if task_id]
         )
 
+    async def _access(self, scope: Scope, send: Send) -> AccessToken | None:
+        """The access the request's bearer token grants, or None once the refusal
+        (401, or 503/429 when the token cannot be checked now) is sent."""
+        token = _bearer_token(scope)
+        if isinstance(token, _Refusal):
+            await self._challenge(send, 401, token.error, token.description)
+            return None
+        try:
+            access = await self.verifier.verify_token(token)
+        except TokenCheckThrottled as throttled:
+            await self._unavailable(send, throttled.retry_after, 429)
+            return None
+        except TokenCheckUnavailable as unavailable:
+            await self._unavailable(send, unavailable.retry_after)
+            return None
+        if access is None:  # the verifier logged why
+            await self._challenge(send, 401, "invalid_token", "Invalid access token")
+        return access
+
     async def _metadata(self, scope: Scope, send: Send) -> None:
         """The metadata, readable from any origin; a CORS preflight allowed the
         headers it asks for."""
@@ -291,18 +320,23 @@ class AuthGuard:
         headers.append((b"content-type", b"application/json"))
         await _send(send, 200, self.metadata_body, headers)
 
-    async def _unavailable(self, send: Send, retry_after: float) -> None:
-        """503 with Retry-After (RFC 9110) and no challenge: nothing is wrong with
-        the token, the client keeps it and tries again."""
+    async def _unavailable(
+        self, send: Send, retry_after: float, status: int = 503
+    ) -> None:
+        """503 (or 429, too many new tokens from this caller) with Retry-After (RFC
+        9110) and no challenge: nothing is known to be wrong with the token, the
+        client keeps it and tries again."""
+        description = (
+            "Too many new access tokens from this client"
+            if status == 429
+            else "The access token cannot be checked now"
+        )
         body = json.dumps(
-            {
-                "error": "temporarily_unavailable",
-                "error_description": "The access token cannot be checked now",
-            }
+            {"error": "temporarily_unavailable", "error_description": description}
         ).encode()
         seconds = str(max(1, math.ceil(retry_after))).encode()
         headers = [(b"content-type", b"application/json"), (b"retry-after", seconds)]
-        await _send(send, 503, body, headers)
+        await _send(send, status, body, headers)
 
     async def _challenge(
         self,
@@ -376,9 +410,18 @@ def _bearer_token(scope: Scope) -> str | _Refusal:
     if len(values) > 1:
         return _Refusal("invalid_request", "More than one Authorization header")
     scheme, _, token = values[0].decode("latin-1").strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
         return _Refusal("invalid_request", "Authorization is not a bearer token")
-    return str(token.strip())
+    if not B64TOKEN.fullmatch(token):
+        # Checked before any verifier: no authorization server is asked about it.
+        refusals.refused(
+            "malformed",
+            f"{len(token)} characters, not all of RFC 6750's token characters "
+            "(letters, digits, - . _ ~ + /, then =)",
+        )
+        return _Refusal("invalid_token", "Malformed access token")
+    return str(token)
 
 
 def _union(lists: Iterable[Iterable[str]]) -> list[str]:

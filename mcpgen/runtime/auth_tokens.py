@@ -38,6 +38,7 @@ import jwt
 from mcp.server.auth.provider import AccessToken
 
 from .auth_http import TokenCheckUnavailable
+from .auth_log import refusals, shown
 
 logger = logging.getLogger(__name__)
 
@@ -147,7 +148,7 @@ class JwtVerifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The token's access, or None when it is not a valid access token for this
-        resource (the reason logged at debug level)."""
+        resource (the reason logged as a warning, rate-limited: auth_log.py)."""
         known = self._remembered.get(token)
         if known is not None:
             if (
@@ -159,8 +160,11 @@ class JwtVerifier:
             del self._remembered[token]
         try:
             access = await self._verify(token)
+        except _Refused as refused:
+            refusals.refused(refused.reason, refused.detail, refused.hint)
+            return None
         except (jwt.PyJWTError, ValueError, TypeError, KeyError) as exc:
-            logger.debug("access token refused: %s", exc)
+            refusals.refused(*self._why(exc, token))
             return None
         if access is not None and self._remember > 0:
             self._remembered[token] = access
@@ -168,20 +172,65 @@ class JwtVerifier:
                 self._remembered.popitem(last=False)
         return access
 
+    def _why(self, exc: Exception, token: str) -> tuple[str, str, str | None]:
+        """(reason, detail, hint) for the log, from what PyJWT raised about `token`."""
+        if isinstance(exc, jwt.ExpiredSignatureError):
+            return (
+                "expired",
+                f"expired ({self.skew:g} s of clock difference allowed)",
+                None,
+            )
+        if isinstance(exc, jwt.InvalidAudienceError):
+            audience = shown(_unverified(token).get("aud"))
+            return (
+                "audience",
+                f"audience {audience} is not this resource {self.resource!r}",
+                "--resource (MCPGEN_RESOURCE) must be the URL clients ask tokens for",
+            )
+        if isinstance(exc, jwt.ImmatureSignatureError):
+            return "not yet valid", str(exc), None
+        if isinstance(exc, jwt.InvalidSignatureError):
+            return "signature", "the signature does not verify", None
+        if isinstance(exc, jwt.MissingRequiredClaimError):
+            return "claims", str(exc), None
+        if isinstance(exc, jwt.DecodeError):
+            return "malformed", f"not a readable JWT: {exc}", None
+        return "invalid", f"{type(exc).__name__}: {exc}", None
+
     async def _verify(self, token: str) -> AccessToken | None:
         header = jwt.get_unverified_header(token)
         algorithm = header.get("alg")
         if algorithm not in ASYMMETRIC_ALGORITHMS:
-            raise ValueError(f"algorithm {algorithm!r} is not accepted")
-        if str(header.get("typ", "")).lower() not in self.token_types:
-            raise ValueError(f"typ {header.get('typ')!r} is not an access token's")
+            raise _Refused(
+                "algorithm", f"algorithm {shown(algorithm)} is not a public-key one"
+            )
+        typ = header.get("typ")
+        if str(typ or "").lower() not in self.token_types:
+            plain = str(typ or "").lower() in _PLAIN_JWT_TYPES
+            raise _Refused(
+                "typ",
+                f"typ {shown(typ)} is not at+jwt (RFC 9068)",
+                (
+                    "--accept-typ-jwt (MCPGEN_ACCEPT_TYP_JWT=1) accepts it"
+                    if plain
+                    else None
+                ),
+            )
         unverified = jwt.decode(token, options={"verify_signature": False})
         server = self._servers.get(str(unverified.get("iss")))
         if server is None:
-            raise ValueError(f"issuer {unverified.get('iss')!r} is not trusted")
+            raise _Refused(
+                "issuer",
+                f"issuer {shown(unverified.get('iss'))} is not one of {list(self._servers)}",
+                "--authorization-server (MCPGEN_AUTHORIZATION_SERVERS) adds issuers",
+            )
         jwk = await self._key(server, header.get("kid"), algorithm)
         if jwk is None:
-            raise ValueError(f"no key {header.get('kid')!r} for {algorithm}")
+            raise _Refused(
+                "key",
+                f"{server.issuer} publishes no key {shown(header.get('kid'))} "
+                f"for {algorithm}",
+            )
         key = server.parsed_key(jwk, algorithm)
         claims: dict[str, Any] = jwt.decode(
             token,
@@ -240,6 +289,24 @@ class JwtVerifier:
         finally:
             if client is not self._client:
                 await client.aclose()
+
+
+def _unverified(token: str) -> dict[str, Any]:
+    """The claims of a token refused already, for the log only."""
+    try:
+        claims: dict[str, Any] = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        return {}
+    return claims
+
+
+class _Refused(Exception):
+    """A token refused by a check of ours: the reason, what was wrong, and the
+    setting that would accept it, for the log (auth_log.py)."""
+
+    def __init__(self, reason: str, detail: str, hint: str | None = None) -> None:
+        super().__init__(detail)
+        self.reason, self.detail, self.hint = reason, detail, hint
 
 
 def _matching(

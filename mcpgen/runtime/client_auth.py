@@ -1,33 +1,50 @@
-"""The typed client's `auth=`: a Streamable HTTP transport whose requests carry an access
-token, and `AuthorizationError`, which tells the caller why the server refused one.
+"""The typed client's HTTP transport: requests that carry `auth=` (an access token), and
+`AuthorizationError`, which tells the caller why the server refused one.
 
 The SDK's transport answers an MCP request refused with 401 or 403 with a bare
 "Server returned an error response": the RFC 6750 challenge in `WWW-Authenticate` is
-lost. The transport here turns such a refusal into the JSON-RPC error the SDK hands to
-the waiting request, the challenge in its data, and `authorization_error` reads it back.
-httpx2 and the SDK's transport are imported only when a client passes `auth`.
+lost; and a 404 for a 2025-11-25 session only as "Session not found". The transport
+here (`HttpTransport`, with or without `auth`) turns each into a JSON-RPC error the SDK
+hands to the waiting request, tagged in its data: `authorization_error` reads a refusal
+back, `lost_session` a session the server no longer has. httpx2 and the SDK's
+transport are imported only when a client connects over HTTP.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, TypeAlias
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any, TypeAlias
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     import httpx2
     from mcp.client._transport import TransportStreams
 
     HttpAuth: TypeAlias = "str | httpx2.Auth"
 
-__all__ = ["AuthorizationError", "authorization_error", "authorized_transport"]
+__all__ = [
+    "AuthorizationError",
+    "HttpTransport",
+    "authorization_error",
+    "authorized_transport",
+    "lost_session",
+]
+
+SESSION_HEADER = "mcp-session-id"
 
 # The JSON-RPC error a refused request is told with; its data holds the HTTP status and
 # the challenge, which is how `authorization_error` knows it (the code alone would not
 # tell it from a server's own -32001).
 REFUSED_CODE = -32001
 _REFUSAL = "mcpgen.authorization_refused"
+# The JSON-RPC error a request answered 404 for its session is told with (the code the
+# SDK gives a 404 it reads itself; the data's type tells it from the server's own).
+LOST_CODE = -32600
+_LOST = "mcpgen.session_lost"
 _AUTH_PARAM = re.compile(r'([A-Za-z_]+)=(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
 
 
@@ -87,54 +104,152 @@ def authorization_error(error: BaseException) -> AuthorizationError | None:
     )
 
 
-@asynccontextmanager
-async def authorized_transport(
-    url: str, auth: HttpAuth
-) -> AsyncIterator[TransportStreams]:
-    """A Streamable HTTP transport to `url` whose requests carry `auth`: a bearer
-    token (str) or an `httpx2.Auth`; an MCP request refused with 401 or 403 fails with
-    the challenge (see `authorization_error`)."""
-    # Imported here: a client without auth, and every server, never loads them.
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
-    headers = {"Authorization": f"Bearer {auth}"} if isinstance(auth, str) else None
-    http = httpx2.AsyncClient(
-        auth=None if isinstance(auth, str) else auth,
-        headers=headers,
-        # The SDK's own client's timeouts: a response stream may stay open long.
-        timeout=httpx2.Timeout(30.0, read=300.0),
-        transport=_refusals_told(httpx2.AsyncHTTPTransport(), httpx2.URL(url)),
-    )
-    async with http, streamable_http_client(url, http_client=http) as streams:
-        yield streams
+def authorized_transport(url: str, auth: HttpAuth | None) -> HttpTransport:
+    """A Streamable HTTP transport to `url` whose requests carry `auth` (a bearer token
+    or an `httpx2.Auth`; None for none); see `HttpTransport`."""
+    return HttpTransport(url, auth)
 
 
-def _refusals_told(
-    inner: httpx2.AsyncBaseTransport, endpoint: httpx2.URL
+class HttpTransport:
+    """A Streamable HTTP transport to `url` (an `mcp.Client` target) whose requests
+    carry `auth`, and whose refusals the typed client can tell:
+
+    - a 401 or 403 to an MCP request, with or without `auth`, fails that request with
+      the challenge (see `authorization_error`);
+    - a 404 to a request that carries an `Mcp-Session-Id` fails it as a lost session
+      (see `lost_session`): the 2025-11-25 transport's "Session Management" says a
+      server answers 404 for a session it no longer has, and the client must open a new
+      one (client_sessions.py does). The DELETE that closing the client then sends for
+      that session is answered here, unsent: the server said it has no such session.
+
+    One transport serves one `mcp.Client` once; `again()` is another to the same server
+    with the same `auth`, for a new session.
+    """
+
+    def __init__(self, url: str, auth: HttpAuth | None = None) -> None:
+        self.url = url
+        self.auth = auth
+        self._stack: AsyncExitStack | None = None
+        self._lost: set[str] = set()  # sessions the server answered 404 for
+
+    def again(self) -> HttpTransport:
+        """A new transport to the same server, with the same `auth`."""
+        return HttpTransport(self.url, self.auth)
+
+    async def __aenter__(self) -> TransportStreams:
+        # Imported here: a client that never connects over HTTP, and every server,
+        # never loads them.
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        auth = self.auth
+        headers = {"Authorization": f"Bearer {auth}"} if isinstance(auth, str) else None
+        http = httpx2.AsyncClient(
+            auth=None if isinstance(auth, str) else auth,
+            headers=headers,
+            # The SDK's own client's timeouts: a response stream may stay open long.
+            timeout=httpx2.Timeout(30.0, read=300.0),
+            transport=_told(
+                httpx2.AsyncHTTPTransport(proxy=environment_proxy(self.url)),
+                httpx2.URL(self.url),
+                self._lost,
+            ),
+        )
+        async with AsyncExitStack() as stack:
+            await stack.enter_async_context(http)
+            streams = await stack.enter_async_context(
+                streamable_http_client(self.url, http_client=http)
+            )
+            self._stack = stack.pop_all()
+        return streams
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool | None:
+        stack, self._stack = self._stack, None
+        if stack is None:
+            return None
+        return await stack.__aexit__(exc_type, exc_value, traceback)
+
+
+def environment_proxy(url: str) -> str | None:
+    """The proxy the environment names for `url` (`HTTPS_PROXY`, `HTTP_PROXY`,
+    `ALL_PROXY`, less `NO_PROXY`): httpx reads them only for a client without a
+    transport of its own, and the SDK's own client, which this one replaces, has none.
+    """
+    import urllib.request
+
+    parts = urlsplit(url)
+    if urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    proxies = urllib.request.getproxies()
+    return proxies.get(parts.scheme) or proxies.get("all")
+
+
+def lost_session(error: BaseException) -> str | None:
+    """The id of the session an SDK `MCPError` says the server no longer has (an
+    `HttpTransport` made it from a 404); None for any other error."""
+    data = getattr(error, "data", None)
+    if getattr(error, "code", None) != LOST_CODE or not isinstance(data, Mapping):
+        return None
+    session = data.get("session")
+    return session if data.get("type") == _LOST and isinstance(session, str) else None
+
+
+def _told(
+    inner: httpx2.AsyncBaseTransport, endpoint: httpx2.URL, lost: set[str]
 ) -> httpx2.AsyncBaseTransport:
-    """`inner`, with a 401 or 403 to a POST to the MCP endpoint given a JSON-RPC error
-    body the SDK passes on to the request; the status and headers stay, so an
-    `httpx2.Auth` (the SDK's OAuth provider) still reads the challenge first."""
+    """`inner`, with a 401 or 403 to a POST to the MCP endpoint, and a 404 to one that
+    names a session, given a JSON-RPC error body the SDK passes on to the request; the
+    status and headers stay, so an `httpx2.Auth` (the SDK's OAuth provider) still reads
+    a challenge first."""
     import httpx2
 
-    class RefusalsTold(httpx2.AsyncBaseTransport):
+    def error_response(
+        response: httpx2.Response, request: httpx2.Request, error: dict[str, Any]
+    ) -> httpx2.Response:
+        kept = [
+            (name, value)
+            for name, value in response.headers.multi_items()
+            if name.lower()
+            not in ("content-type", "content-length", "content-encoding")
+        ]
+        return httpx2.Response(
+            response.status_code,
+            headers=kept,
+            json={"jsonrpc": "2.0", "id": None, "error": error},
+            request=request,
+        )
+
+    class Told(httpx2.AsyncBaseTransport):
         async def handle_async_request(
             self, request: httpx2.Request
         ) -> httpx2.Response:
+            session = request.headers.get(SESSION_HEADER)
+            if request.method == "DELETE" and session in lost:
+                return httpx2.Response(204, request=request)
             response = await inner.handle_async_request(request)
+            if request.method != "POST" or request.url != endpoint:
+                return response
             challenge = response.headers.get("www-authenticate")
-            if (
-                response.status_code not in (401, 403)
-                or challenge is None
-                or request.method != "POST"
-                or request.url != endpoint
-            ):
+            refused = response.status_code in (401, 403) and challenge is not None
+            gone = response.status_code == 404 and session is not None
+            if not (refused or gone):
                 return response
             try:
-                await response.aread()  # the server's prose; the challenge says it all
+                await response.aread()  # the server's prose; the status says it all
             finally:
                 await response.aclose()
+            if gone:
+                assert session is not None
+                lost.add(session)
+                message = f"HTTP 404: the server has no session {session}"
+                data: dict[str, Any] = {"type": _LOST, "session": session}
+                error = {"code": LOST_CODE, "message": message, "data": data}
+                return error_response(response, request, error)
             data = {
                 "type": _REFUSAL,
                 "status": response.status_code,
@@ -142,20 +257,9 @@ def _refusals_told(
             }
             message = f"HTTP {response.status_code}: access token refused"
             error = {"code": REFUSED_CODE, "message": message, "data": data}
-            kept = [
-                (name, value)
-                for name, value in response.headers.multi_items()
-                if name.lower()
-                not in ("content-type", "content-length", "content-encoding")
-            ]
-            return httpx2.Response(
-                response.status_code,
-                headers=kept,
-                json={"jsonrpc": "2.0", "id": None, "error": error},
-                request=request,
-            )
+            return error_response(response, request, error)
 
         async def aclose(self) -> None:
             await inner.aclose()
 
-    return RefusalsTold()
+    return Told()

@@ -27,6 +27,8 @@ from .client import answered
 if TYPE_CHECKING:
     from mcp import Client
 
+    from .client_sessions import Connection
+
 __all__ = ["TaskFailedError", "TaskHandle", "TaskState", "start_task"]
 
 T = TypeVar("T")
@@ -77,13 +79,13 @@ class TaskHandle(Generic[T]):
 
     def __init__(
         self,
-        client: Client,
+        connection: Connection,
         tool: str,
         state: TaskState,
         read: Callable[[types.CallToolResult], T],
         immediate: types.CallToolResult | None = None,
     ) -> None:
-        self.client = client
+        self.connection = connection
         self.tool = tool
         self.task_id = state.task_id
         self.last = state
@@ -97,6 +99,12 @@ class TaskHandle(Generic[T]):
         return f"TaskHandle({self.tool!r}, {self.task_id!r}, {self.last.status!r})"
 
     @property
+    def client(self) -> Client:
+        """The client of the typed client's session now: a task of a lost session is
+        asked for in the new one (the server answers whether it still has it)."""
+        return self.connection.client
+
+    @property
     def modern(self) -> bool:
         return self.client.protocol_version in MODERN_PROTOCOL_VERSIONS
 
@@ -104,7 +112,7 @@ class TaskHandle(Generic[T]):
         """The task's state now (`tasks/get`)."""
         if self._immediate is not None:
             return self.last
-        answer = await _send(self.client, "tasks/get", {"taskId": self.task_id})
+        answer = await self._send("tasks/get", {"taskId": self.task_id})
         self.last = _state(answer, self.modern)
         self._answer = answer
         return self.last
@@ -148,7 +156,7 @@ class TaskHandle(Generic[T]):
             await anyio.sleep(self.last.poll_interval / 1000)
             return
         params = {"taskId": self.task_id, "inputResponses": answers}
-        await _send(self.client, "tasks/update", params)
+        await self._send("tasks/update", params)
 
     async def result(self) -> T:
         """Wait for the task to end, then its result as the plain method returns it."""
@@ -173,7 +181,7 @@ class TaskHandle(Generic[T]):
         from mcp.shared.exceptions import MCPError
 
         try:
-            answer = await _send(self.client, "tasks/result", {"taskId": self.task_id})
+            answer = await self._send("tasks/result", {"taskId": self.task_id})
         except MCPError as error:
             state = await self.status()
             raise TaskFailedError(
@@ -189,11 +197,14 @@ class TaskHandle(Generic[T]):
         """Ask the server to cancel the task (`tasks/cancel`); a task already ended
         keeps its status."""
         if self._immediate is None:
-            await _send(self.client, "tasks/cancel", {"taskId": self.task_id})
+            await self._send("tasks/cancel", {"taskId": self.task_id})
+
+    async def _send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return await self.connection.run(lambda client: _send(client, method, params))
 
 
 async def start_task(
-    client: Client,
+    connection: Connection,
     tool: str,
     arguments: Mapping[str, Any],
     read: Callable[[types.CallToolResult], T],
@@ -201,17 +212,17 @@ async def start_task(
 ) -> TaskHandle[T]:
     """Call `tool` as a task: `ttl` asks the server to keep it that many ms (its
     default when None; 2025-11-25 only, 2026-07-28 servers choose)."""
-    modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+    modern = connection.client.protocol_version in MODERN_PROTOCOL_VERSIONS
     params: dict[str, Any] = {"name": tool, "arguments": dict(arguments)}
     if not modern:
         params["task"] = {} if ttl is None else {"ttl": ttl}
-    answer = await _send(client, "tools/call", params)
+    answer = await connection.run(lambda client: _send(client, "tools/call", params))
     if modern and answer.get("resultType") != "task":
         result = types.CallToolResult.model_validate(answer)
         state = TaskState("", "completed", None, _DEFAULT_POLL_MS)
-        return TaskHandle(client, tool, state, read, immediate=result)
+        return TaskHandle(connection, tool, state, read, immediate=result)
     task = answer if modern else answer["task"]
-    return TaskHandle(client, tool, _state(task, modern), read)
+    return TaskHandle(connection, tool, _state(task, modern), read)
 
 
 def _state(task: Mapping[str, Any], modern: bool) -> TaskState:

@@ -174,7 +174,7 @@ def redis_reachable(link: RedisLink, timeout: float = 2.0) -> ReadinessCheck:
             with anyio.fail_after(timeout):
                 await cast(Awaitable[bool], link.client().ping())
         except Exception as exc:  # noqa: BLE001 (any failure: not ready)
-            return f"unreachable at {link.shown_url}: {exc or type(exc).__name__}"
+            return f"unreachable at {link.shown_url}: {link.describe(exc)}"
         return None
 
     return check

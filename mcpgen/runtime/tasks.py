@@ -286,16 +286,24 @@ class TaskRunner:
         owner: str,
         ttl: int | None,
         quota_key: str | None = None,
+        network: str | None = None,
         request: Mapping[str, Any] | None = None,
         scopes: Sequence[str] = (),
         listener: StatusListener | None = None,
     ) -> Task:
         """Create a task and run `work` for it in the background; the new task
         (`working`). Raises `TaskLimitReached`. `listener` hears of every later
-        status, the terminal one included. `scopes`: see `Task.scopes`."""
+        status, the terminal one included. `quota_key`, `network`: as
+        `TaskStore.create` takes them (`task_quota.caller_quota`); `scopes`: see
+        `Task.scopes`."""
         await self._expire()
         task = await self.store.create(
-            owner, ttl, quota_key=quota_key, request=request, scopes=scopes
+            owner,
+            ttl,
+            quota_key=quota_key,
+            network=network,
+            request=request,
+            scopes=scopes,
         )
         control = TaskControl(self, task, listener)
         self._running[task.task_id] = asyncio.get_running_loop().create_task(

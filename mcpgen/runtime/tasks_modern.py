@@ -57,6 +57,7 @@ from .task_escalation import (
     InputWaits,
     ModernTaskContext,
 )
+from .task_quota import PRINCIPAL, caller_quota
 from .tasks import (
     Task,
     TaskAlreadyTerminal,
@@ -217,12 +218,14 @@ class ModernTasks:
 
         request = {"name": params.name, "arguments": params.arguments or {}}
         owner = caller()
+        quota_key, network = caller_quota(owner, ctx.request)
         try:
             return await self.runner.start(
                 work,
                 owner=owner,
                 ttl=None,
-                quota_key=owner or _peer(ctx),
+                quota_key=quota_key,
+                network=network,
                 request=request,
                 scopes=required_scopes(),
             )
@@ -331,17 +334,7 @@ def caller() -> str:
 
 def owner_of(access: AccessToken) -> str:
     """The owner of the tasks a caller with `access` makes: its principal."""
-    return "principal:" + json.dumps(principal_components(access))
-
-
-def _peer(ctx: ServerRequestContext[Any, Any]) -> str:
-    """Whose quota an anonymous caller's tasks count against (`TaskLimits`' per-owner
-    bounds): its network address on HTTP, so that one client cannot use up what all the
-    others may run; on stdio there is one client. Behind a proxy, every client is the
-    proxy: give callers an authorization context to count them apart."""
-    client = getattr(ctx.request, "client", None)
-    host = getattr(client, "host", None)
-    return f"address:{host}" if isinstance(host, str) else ""
+    return PRINCIPAL + json.dumps(principal_components(access))
 
 
 def task_wire(task: Task) -> dict[str, Any]:

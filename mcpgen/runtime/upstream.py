@@ -11,6 +11,9 @@ serve it anyway, and the caller learns that the API, not the call, was wrong. On
 idempotent methods are retried, a bounded number of times with backoff, on a connection
 that failed or a 502, 503 or 504. The MCP caller's own credentials never
 reach the API: the request is made from the arguments and the environment alone.
+Redirects are followed only as `UpstreamSettings.redirects` (MCP_UPSTREAM_REDIRECTS)
+allows, within the API's origin by default (see `upstream_redirects`); a refused one is a
+`ToolError` naming it.
 
 The base URL is `MCP_UPSTREAM_URL`, else the spec's. httpx is imported on the first
 call: a package that does not forward never imports it.
@@ -23,6 +26,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from http.cookiejar import CookieJar
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -33,6 +37,18 @@ from .content import ToolContent, embedded_resource
 from .errors import ToolError
 from .log import logger
 from .package_data import schema_document
+from .upstream_names import (
+    REDIRECTS_VARIABLE,
+    URL_VARIABLE,
+    scheme_name_problems,
+)
+from .upstream_redirects import (
+    REDIRECT_STATUSES,
+    RedirectPolicy,
+    RedirectRefused,
+    followed,
+    redirect_policy,
+)
 from .upstream_requests import (
     ArgumentError,
     Operation,
@@ -46,7 +62,6 @@ if TYPE_CHECKING:
     import httpx2 as httpx
 
 UPSTREAM_FILE = "upstream.json"
-URL_VARIABLE = "MCP_UPSTREAM_URL"
 _RETRIED_STATUSES = frozenset({502, 503, 504})
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "+json", "+xml")
 
@@ -73,6 +88,10 @@ class UpstreamSettings:
     them (doubled each time), the largest body read, the longest API message quoted, and
     the seconds an answer's check against the outputSchema may spend on patterns that
     backtrack (as `Limits.pattern_budget` bounds a handler's value; None: no bound).
+
+    `redirects` is which of the API's redirects are followed (see `upstream_redirects`):
+    "same-origin" (the default), "none" or "any" (other origins too, without
+    credentials); None reads MCP_UPSTREAM_REDIRECTS. `max_redirects` bounds a chain.
     """
 
     connect_timeout: float = 10.0
@@ -83,6 +102,8 @@ class UpstreamSettings:
     max_response_bytes: int = 16 * 1024 * 1024
     max_message_chars: int = 1000
     pattern_budget: float | None = 0.1
+    redirects: RedirectPolicy | None = None
+    max_redirects: int = 5
 
 
 class Upstream:
@@ -109,7 +130,13 @@ class Upstream:
             )
         self.url = str(chosen)
         self.settings = settings or UpstreamSettings()
+        self.redirects = redirect_policy(
+            self.settings.redirects or self.environment.get(REDIRECTS_VARIABLE)
+        )
         self.schemes: Mapping[str, Any] = document.get("securitySchemes", {})
+        for name, why in scheme_name_problems(self.schemes):
+            # upstream.json may predate `mcpgen validate`'s refusing such a name.
+            raise ValueError(f"the security scheme '{name}' cannot be used: {why}")
         self.security = document.get("security", [])
         self.operations = {
             name: Operation.from_document(entry)
@@ -263,24 +290,50 @@ class Upstream:
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _read(self, request: Request) -> tuple[httpx.Response, bytes]:
-        """Send `request`; the response and its body, refused past the size bound."""
+        """Send `request`, following the redirects the policy allows; the response
+        and its body, refused past the size bound."""
         client = self._http_client()
         limit = self.settings.max_response_bytes
-        async with client.stream(
-            request.method,
-            request.url,
-            headers=request.headers,
-            content=request.content,
-            files=request.files,
-        ) as response:
-            chunks = bytearray()
-            async for chunk in response.aiter_bytes():
-                chunks += chunk
-                if len(chunks) > limit:
-                    raise ToolError(
-                        f"The API's answer is larger than {limit:,} bytes; not read."
-                    )
-        return response, bytes(chunks)
+        hops = 0
+        while True:
+            async with client.stream(
+                request.method,
+                request.url,
+                headers=request.headers,
+                content=request.content,
+                files=request.files,
+            ) as response:
+                location = response.headers.get("location")
+                if response.status_code in REDIRECT_STATUSES and location is not None:
+                    hops += 1
+                    request = self._followed(request, response, location, hops)
+                    continue
+                chunks = bytearray()
+                async for chunk in response.aiter_bytes():
+                    chunks += chunk
+                    if len(chunks) > limit:
+                        raise ToolError(
+                            f"The API's answer is larger than {limit:,} bytes; not read."
+                        )
+            return response, bytes(chunks)
+
+    def _followed(
+        self, request: Request, response: httpx.Response, location: str, hops: int
+    ) -> Request:
+        status = f"{response.status_code} {response.reason_phrase}".strip()
+        try:
+            return followed(
+                request,
+                status,
+                location,
+                home=self.url,
+                policy=self.redirects,
+                hops=hops,
+                max_redirects=self.settings.max_redirects,
+            )
+        except RedirectRefused as refused:
+            logger.warning("%s: %s", request.shown_url, refused)
+            raise ToolError(str(refused)) from None
 
     def _http_client(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -295,11 +348,21 @@ class Upstream:
                     max_connections=settings.max_connections,
                     max_keepalive_connections=settings.max_connections,
                 ),
-                # The API's redirects are followed; its cookies are not kept between calls.
-                follow_redirects=True,
+                # Redirects are followed by `_read`, as the policy says.
+                follow_redirects=False,
+                cookies=_KeepsNoCookies(),
                 trust_env=False,
             )
         return self._client
+
+
+class _KeepsNoCookies(CookieJar):
+    """A jar that keeps nothing: the client is shared by every MCP caller, so a cookie
+    the API sets in answer to one (a session) would be sent on everyone's later calls.
+    Cookies come from cookie parameters and apiKey schemes alone."""
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return None
 
 
 def _validated(output: type[ModelT], data: Any, tool: str) -> ModelT:

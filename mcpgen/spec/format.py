@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from mcpgen import FORMAT_VERSION
-from mcpgen.json_types import Json
 from mcpgen.spec.upstream_format import SERVER_UPSTREAM, TOOL_UPSTREAM
+from mcpgen.utils.json_types import Json
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
 
-from mcpgen.json_types import Json, as_list
 from mcpgen.spec.format import (
     PROMPT_KEYS,
     RESOURCE_KEYS,
@@ -30,6 +29,7 @@ from mcpgen.spec.upstream import (
     server_upstream,
     tool_upstream,
 )
+from mcpgen.utils.json_types import Json, as_list
 
 InvalidArguments = Literal["tool_error", "protocol_error"]
 Role = Literal["user", "assistant"]

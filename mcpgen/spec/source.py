@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from mcpgen import collector
 from mcpgen.diagnostics import Diagnostic, Position, SpecError
+from mcpgen.utils import collector
 
 # A path into the loaded document: mapping keys and sequence indexes, from the root.
 JsonPath = tuple[str | int, ...]
@@ -174,8 +174,9 @@ _DEPTH_HINT = f"a spec may nest at most {MAX_DEPTH} mappings and lists inside on
 
 
 class _Builder:
-    def __init__(self, source: SourceMap, max_nodes: int) -> None:
+    def __init__(self, source: SourceMap, max_nodes: int, root: yaml.Node) -> None:
         self.source = source
+        self.root = root
         self.problems: list[Diagnostic] = []
         self.nodes = 0
         self.max_nodes = max_nodes
@@ -187,7 +188,7 @@ class _Builder:
     def build(self, node: yaml.Node, path: JsonPath) -> Any:
         self.nodes += 1
         if self.nodes > self.max_nodes:
-            raise SpecError([Diagnostic(self.source.file, _position(node.start_mark), "the document is too large")])
+            raise SpecError([self._too_large()])
         self.source.values.setdefault(path, _position(node.start_mark))
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node)
@@ -206,6 +207,30 @@ class _Builder:
             return [self.build(item, path + (index,)) for index, item in enumerate(node.value)]
         finally:
             self.open.discard(id(node))
+
+    def _too_large(self) -> Diagnostic:
+        """The document expands past `max_nodes` values: only aliases can do that (an
+        alias bomb, a "billion laughs"). Said at the value whose copies add up past the
+        limit while none of its parts does; where that is the whole document, at its
+        largest part."""
+        sizes = _ExpandedSizes()
+        node = self.root
+        while parts := [part for part in _children(node) if sizes.of(part) > self.max_nodes]:
+            node = parts[0]
+        limit = f"past the {self.max_nodes:,} a spec may have"
+        if node is self.root:
+            total = sizes.of(node)
+            node = max(_children(node), key=sizes.of, default=node)
+            said = f"its aliases make the document {total:,} values, {limit}; this value makes {sizes.of(node):,}"
+        else:
+            said = f"its aliases make this value alone {sizes.of(node):,} values, {limit}"
+        return Diagnostic(
+            self.source.file,
+            _position(node.start_mark),
+            f"the document is too large: {said}",
+            "each *alias repeats its whole &anchor, so aliases of aliases multiply (an alias "
+            "bomb); write the value once without nesting aliases in aliases",
+        )
 
     def _mapping(self, node: yaml.MappingNode, path: JsonPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
@@ -259,6 +284,36 @@ class _Builder:
             )
             paired = _SURROGATE.sub("\ufffd", paired)
         return paired
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+class _ExpandedSizes:
+    """How many values each node stands for once its aliases are expanded, counted once
+    per distinct node (a bomb has few), bounded by MAX_DEPTH as the builder is; an alias
+    to a collection that contains it counts as one value (the builder reports it)."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, int] = {}
+        self.open: set[int] = set()
+
+    def of(self, node: yaml.Node, depth: int = 0) -> int:
+        key = id(node)
+        if key in self.known:
+            return self.known[key]
+        if key in self.open or depth > MAX_DEPTH:
+            return 1
+        self.open.add(key)
+        try:
+            size = 1 + sum(self.of(part, depth + 1) for part in _children(node))
+        finally:
+            self.open.discard(key)
+        self.known[key] = size
+        return size
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -337,6 +392,6 @@ def _load(text: str, file: str) -> tuple[Any, SourceMap, list[Diagnostic]]:
         raise SpecError([_too_deep(text, file)]) from None
     if root is None:
         raise SpecError([Diagnostic(file, Position(1, 1), "the spec is empty", "start from `mcpgen init`")])
-    builder = _Builder(source, max(MAX_NODES, len(text)))
+    builder = _Builder(source, max(MAX_NODES, len(text)), root)
     data = builder.build(root, ())
     return data, source, builder.problems

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcpgen.json_types import Json, as_list
 from mcpgen.spec.json_schema import copy_json
+from mcpgen.utils.json_types import Json, as_list
 
 JSON_RESPONSE: dict[str, Json] = {"contentType": "application/json"}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from mcpgen.json_types import Json
+from mcpgen.utils.json_types import Json
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE")
 BODY_TYPES = (

@@ -1,1 +1,5 @@
-"""Stage 5: putting a rendered package on disk, atomically, without touching the user's files."""
+"""Stage 9, write: a rendered package on disk, atomically, with its manifest.
+
+Without touching the user's files: the plan of what would change, the atomic swap, the
+manifest and the generator's fingerprint.
+"""

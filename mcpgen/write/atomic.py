@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from mcpgen.files import LinkRefused, create
+from mcpgen.utils.files import LinkRefused, create
 from mcpgen.write.manifest import MANIFEST
 from mcpgen.write.plan import Plan
 

@@ -24,15 +24,15 @@ from collections.abc import Callable, Iterator
 from importlib.metadata import version
 from pathlib import Path
 
-from mcpgen.render import template_directory
+from mcpgen.templates import template_directory
 
-BUILD = "mcpgen.pipeline"
+BUILD = "mcpgen.services.pipeline"
 RUNTIME = "mcpgen.runtime"  # copied into packages whole, so hashed whole
 NEUTRAL = frozenset(  # these modules and packages, and everything in them
     {
-        "mcpgen.progress",  # the progress line on a terminal
-        "mcpgen.terminal",  # how text is escaped for a terminal
-        "mcpgen.collector",  # when Python's garbage collector runs
+        "mcpgen.utils.progress",  # the progress line on a terminal
+        "mcpgen.utils.terminal",  # how text is escaped for a terminal
+        "mcpgen.utils.collector",  # when Python's garbage collector runs
         "mcpgen.lint",  # the spec's lint profiles: warnings, which fail a --strict build but never change a byte
     }
 )

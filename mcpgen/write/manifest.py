@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from mcpgen import FORMAT_VERSION, RUNTIME_REQUIREMENTS, __version__
-from mcpgen.hashing import sha256, spec_hash
 from mcpgen.spec.assets import read_asset
+from mcpgen.utils.hashing import sha256, spec_hash
 from mcpgen.write.fingerprint import generator_fingerprint
 
 MANIFEST = ".mcpgen.json"

@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpgen.hashing import sha256
+from mcpgen.utils.hashing import sha256
 from mcpgen.write.manifest import MANIFEST, read_manifest
 
 

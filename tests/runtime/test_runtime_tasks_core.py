@@ -47,6 +47,8 @@ Stores = Callable[..., TaskStore]
 """Makes a store: `stores(limits=None, clock=None)`."""
 
 _namespaces = itertools.count()
+HOUR = 60 * 60 * 1000
+DAY = 24 * HOUR
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -126,16 +128,122 @@ async def test_per_owner_and_global_limits(new_store: Stores) -> None:
     limits = TaskLimits(max_tasks=4, max_tasks_per_owner=3, max_working_per_owner=2)
     store = new_store(limits)
     one = await store.create("a", None)
-    await store.create("a", None)
+    two = await store.create("a", None)
     with pytest.raises(TaskLimitReached, match="running at once"):
         await store.create("a", None)
     await store.cancel(one.task_id, "a")
+    three = await store.create("a", None)
+    for done in (two, three):
+        await store.finish(done.task_id, "completed", TaskOutcome(result={}))
+    # Three kept, one of them cancelled: the new task takes the cancelled one's place.
     await store.create("a", None)
+    assert await store.get(one.task_id, "a") is None
     with pytest.raises(TaskLimitReached, match="at most 3 tasks kept"):
-        await store.create("a", None)
+        await store.create("a", None)  # none cancelled: a finished result stays
     await store.create("b", None)
+    # The store is full: c's task takes the place of a finished task of a's, who
+    # keeps the most (the one whose ttl ends first: all here end at once).
+    await store.create("c", None)
+    assert [await store.get(done.task_id, "a") is None for done in (two, three)].count(
+        True
+    ) == 1
+
+
+async def _keep_finished(
+    store: TaskStore, clock: Clock, owner: str, count: int
+) -> list[str]:
+    """`count` finished tasks of `owner`'s, a second apart (their ttls end in order)."""
+    made = []
+    for _ in range(count):
+        task = await store.create(owner, None)
+        await store.finish(task.task_id, "completed", TaskOutcome(result={}))
+        made.append(task.task_id)
+        clock.now += 1
+    return made
+
+
+async def test_callers_at_their_quota_do_not_lock_out_another(
+    new_store: Stores,
+) -> None:
+    """Issue 31: the store's bound was ten callers' quotas; ten callers keeping their
+    finished tasks for a day locked everyone else out."""
+    clock = Clock()
+    limits = TaskLimits(max_tasks=30, max_tasks_per_owner=3)
+    store = new_store(limits, clock=clock)
+    kept = {}
+    for caller in range(10):
+        kept[f"hog{caller}"] = await _keep_finished(store, clock, f"hog{caller}", 3)
+    newcomer = [await store.create("newcomer", None) for _ in range(3)]
+    assert all(task.status == "working" for task in newcomer)
+    # The places taken: one hog's each (all kept as many), the task of it whose ttl
+    # ends first.
+    gone = [
+        (owner, task_ids.index(task_id))
+        for owner, task_ids in kept.items()
+        for task_id in task_ids
+        if await store.get(task_id, owner) is None
+    ]
+    assert len(gone) == len({owner for owner, _ in gone}) == 3
+    assert all(index == 0 for _, index in gone)
+    with pytest.raises(TaskLimitReached, match="at most 3 tasks kept"):
+        await store.create("newcomer", None)
+    # Working tasks are never taken: a store full of them refuses.
+    for task in newcomer:
+        await store.cancel(task.task_id, "newcomer")
+
+
+async def test_a_store_full_of_running_tasks_refuses(new_store: Stores) -> None:
+    store = new_store(TaskLimits(max_tasks=4, max_tasks_per_owner=4))
+    running = [await store.create("hog", None) for _ in range(4)]
     with pytest.raises(TaskLimitReached, match="at most 4 tasks"):
-        await store.create("c", None)
+        await store.create("newcomer", None)
+    assert [await store.get(task.task_id, "hog") for task in running] == running
+
+
+async def test_cancel_frees_a_place(new_store: Stores) -> None:
+    store = new_store(TaskLimits(max_tasks_per_owner=2))
+    first, second = [await store.create("alice", None) for _ in range(2)]
+    with pytest.raises(TaskLimitReached, match="at most 2 tasks kept"):
+        await store.create("alice", None)
+    cancelled = await store.cancel(first.task_id, "alice")
+    assert (await store.get(first.task_id, "alice")) == cancelled  # still readable
+    third = await store.create("alice", None)
+    assert await store.get(first.task_id, "alice") is None
+    assert await store.get(second.task_id, "alice") == second
+    assert await store.get(third.task_id, "alice") == third
+
+
+async def test_an_anonymous_callers_ttl_is_capped(new_store: Stores) -> None:
+    limits = TaskLimits(default_ttl=2 * HOUR, max_anonymous_ttl=HOUR)
+    store = new_store(limits)
+    nearby = {"quota_key": "address:192.0.2.7", "network": "network:192.0.2.0/24"}
+    assert (await store.create("", DAY, **nearby)).ttl == HOUR
+    assert (await store.create("", None, **nearby)).ttl == HOUR
+    assert (await store.create("", 1000, **nearby)).ttl == 1000
+    assert (await store.create("principal:x", DAY)).ttl == DAY
+    assert (await store.create("principal:x", None)).ttl == 2 * HOUR
+
+
+async def test_anonymous_callers_of_one_network_share_a_running_bound(
+    new_store: Stores,
+) -> None:
+    store = new_store(TaskLimits(max_working_per_network=3))
+    network = "network:2001:db8:1::/48"
+    running = [
+        await store.create(
+            "", None, quota_key=f"address:2001:db8:1:{n}::/64", network=network
+        )
+        for n in range(3)
+    ]
+    with pytest.raises(TaskLimitReached, match="one network may have at most 3"):
+        await store.create(
+            "", None, quota_key="address:2001:db8:1:9::/64", network=network
+        )
+    await store.create(
+        "", None, quota_key="address:2001:db8:2::/64", network="network:2001:db8:2::/48"
+    )
+    await store.finish(running[0].task_id, "completed", TaskOutcome(result={}))
+    await store.create("", None, quota_key="address:2001:db8:1:9::/64", network=network)
 
 
 async def test_terminal_states_never_change(new_store: Stores) -> None:

@@ -195,6 +195,29 @@ async def test_bounds_hold_across_replicas(replicas: Replicas) -> None:
     assert sum(made) == 5
 
 
+async def test_replicas_agree_on_the_places_a_full_store_gives_up(
+    replicas: Replicas,
+) -> None:
+    """Issue 31: ten callers at their quota fill the store; newcomers on three replicas
+    at once each take one finished task's place, and the store never holds more."""
+    limits = TaskLimits(max_tasks=30, max_tasks_per_owner=3)
+    stores = [replicas.store(limits) for _ in range(3)]
+    for index in range(30):
+        store = stores[index % 3]
+        task = await store.create(f"hog{index % 10}", None)
+        await store.finish(task.task_id, "completed", TaskOutcome(result={}))
+    made = await asyncio.gather(
+        *(stores[index % 3].create(f"newcomer{index}", None) for index in range(9))
+    )
+    assert len({task.task_id for task in made}) == 9
+    client = stores[0].link.client()
+    assert await client.zcard(stores[0].link.key("tasks") + ":all") == 30
+    hogs_left = [
+        len((await stores[2].list_page(f"hog{hog}", None, 10))[0]) for hog in range(10)
+    ]
+    assert sum(hogs_left) == 21 and max(hogs_left) - min(hogs_left) <= 1
+
+
 async def test_a_message_reaches_the_replica_that_runs_the_task(
     replicas: Replicas,
 ) -> None:

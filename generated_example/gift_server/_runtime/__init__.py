@@ -16,9 +16,9 @@ handler can do with its request; `content` builds content blocks; `limits` bound
 what handlers and clients may cost, `guard` calls handlers within them, `keys`
 derives signing keys from the deployment's secret; `validation`, `pagination`,
 `errors`, `encoding` and `log` are shared helpers; `client` is what a generated
-typed client needs; `upstream` (with `upstream_requests`) forwards tool calls to the
-HTTP API of a spec's `server.upstream`, with `httpx2` (mcp's HTTP client), imported on
-the first call.
+typed client needs; `upstream` (with `upstream_requests`, `upstream_redirects` and
+`upstream_names`) forwards tool calls to the HTTP API of a spec's `server.upstream`, with
+`httpx2` (mcp's HTTP client), imported on the first call.
 
 The modules import one another relatively and depend only on `mcp`, `mcp_types`,
 `pydantic`, `jsonschema_rs`, `anyio` and the standard library (and `uvicorn`, in

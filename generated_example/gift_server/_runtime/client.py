@@ -4,8 +4,8 @@
 or sent as null, reading results, and one exception per way a call can fail.
 
 This module imports nothing of the server stack (no `mcp` at all, only `mcp_types` and
-pydantic; the SDK's HTTP transport only when a client passes `auth`), so a client does not
-pay for the server's import time.
+pydantic; the SDK's HTTP transport only when a client connects over HTTP), so a client
+does not pay for the server's import time.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from .client_auth import AuthorizationError, authorization_error, authorized_transport
+from .client_logs import quiet_messages_after_close
 from .encoding import json_path, to_json
 from .eras import MODES, Mode
 
@@ -142,6 +143,7 @@ async def connect(client: Client, mode: str) -> None:
     """Enter `client`; for mode "modern", refuse (ConnectionError) a server that only
     speaks the 2025-11-25 handshake; AuthorizationError when it refuses the token."""
     sdk_mode(mode)
+    quiet_messages_after_close()
     try:
         await answered(client.__aenter__())
     except BaseExceptionGroup as group:
@@ -172,14 +174,13 @@ async def disconnect(
         _raise_sole(group)
 
 
-def http_target(url: str, auth: HttpAuth | None) -> str | Transport:
-    """What `mcp.Client` connects to for a server at `url`: the URL itself without
-    `auth`; else a Streamable HTTP transport whose requests carry `auth`, a bearer
-    token (str) or an `httpx2.Auth` such as the SDK's `OAuthClientProvider`, which
-    answers a 401 with discovery, registration and PKCE, a 403 `insufficient_scope`
-    by asking for more scope, and refreshes expired tokens."""
-    if auth is None:
-        return url
+def http_target(url: str, auth: HttpAuth | None) -> Transport:
+    """What `mcp.Client` connects to for a server at `url`: a Streamable HTTP transport
+    whose requests carry `auth`, when given: a bearer token (str) or an `httpx2.Auth`
+    such as the SDK's `OAuthClientProvider`, which answers a 401 with discovery,
+    registration and PKCE, a 403 `insufficient_scope` by asking for more scope, and
+    refreshes expired tokens. With or without `auth`, a refused request raises
+    `AuthorizationError`, and a lost session is told (see client_sessions.py)."""
     return authorized_transport(url, auth)
 
 

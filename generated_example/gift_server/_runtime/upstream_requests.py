@@ -19,16 +19,14 @@ import base64
 import json
 import mimetypes
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-AUTHORIZATION_VARIABLE = "MCP_UPSTREAM_AUTHORIZATION"
+from .upstream_names import AUTHORIZATION_VARIABLE, refused_parameter, scheme_variable
+
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
-# Headers OpenAPI says a header parameter cannot set: the request's own framing and credentials.
-_RESERVED_HEADERS = frozenset({"accept", "authorization", "content-type"})
 _DEFAULT_STYLES = {
     "path": "simple",
     "header": "simple",
@@ -36,13 +34,6 @@ _DEFAULT_STYLES = {
     "cookie": "form",
 }
 _DELIMITERS = {"spaceDelimited": "%20", "pipeDelimited": "|"}
-
-
-def scheme_variable(scheme: str) -> str:
-    """The environment variable holding the credential of security scheme `scheme`:
-    `api_key` -> MCP_UPSTREAM_API_KEY, `bearerAuth` -> MCP_UPSTREAM_BEARER_AUTH."""
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", scheme)
-    return "MCP_UPSTREAM_" + re.sub(r"[^A-Za-z0-9]+", "_", words).strip("_").upper()
 
 
 @dataclass(frozen=True)
@@ -143,7 +134,8 @@ class Request:
 
 
 class ArgumentError(ValueError):
-    """An argument that cannot be sent as its place asks (a file that is not base64)."""
+    """An argument that cannot be sent as its place asks (a file that is not base64, a
+    header parameter that would set the request's framing or a credential)."""
 
 
 def build_request(
@@ -158,6 +150,8 @@ def build_request(
 
     `schemes` are upstream.json's securitySchemes, `requirements` the security requirements
     that apply (the operation's or the server's); `environment` defaults to os.environ.
+    Header names are kept in lower case, so that the credentials, added last, replace
+    whatever else has their name (HTTP ignores a header name's case).
     """
     path = operation.path
     query: list[str] = []
@@ -179,6 +173,8 @@ def build_request(
                     files[argument.name] = argument.file
         elif value is None:
             continue  # null: leave the parameter out
+        elif (refusal := _refusal(argument, schemes)) is not None:
+            raise ArgumentError(refusal)
         elif argument.location == "path":
             path = path.replace(
                 "{" + str(argument.name) + "}", _path_value(argument, value)
@@ -186,10 +182,9 @@ def build_request(
         elif argument.location == "query":
             query += _query_pairs(argument, value)
         elif argument.location == "header":
-            if str(argument.name).lower() not in _RESERVED_HEADERS:
-                headers[str(argument.name)] = _simple(
-                    value, argument.exploded, quote_=_raw
-                )
+            headers[str(argument.name).lower()] = _simple(
+                value, argument.exploded, quote_=_raw
+            )
         elif argument.location == "cookie":
             cookies.append(f"{argument.name}={_simple(value, False)}")
     environment = os.environ if environment is None else environment
@@ -204,6 +199,15 @@ def build_request(
         # An object body is sent even when no property of it is given: `{}`.
         _set_body(request, operation.body, body, files)
     return request
+
+
+def _refusal(argument: Argument, schemes: Mapping[str, Any]) -> str | None:
+    """Why the argument's parameter is never sent (see `upstream_names`); upstream.json
+    may predate `mcpgen validate`'s refusing it."""
+    why = refused_parameter(argument.location, str(argument.name), schemes)
+    if why is None:
+        return None
+    return f"the {argument.location} parameter '{argument.name}' is refused: {why}"
 
 
 def without_secrets(url: str) -> str:

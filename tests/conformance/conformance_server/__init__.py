@@ -15,6 +15,7 @@ from ._runtime.client import (
     ToolOutputError,
     Unset,
 )
+from ._runtime.client_sessions import SessionLostError
 from ._runtime.client_tasks import TaskFailedError, TaskHandle, TaskState
 from ._runtime.content import (
     ResourceContent,
@@ -94,6 +95,7 @@ __all__ = [
     "NotFoundError",
     "ProtocolErrorJobInput",
     "ResourceContent",
+    "SessionLostError",
     "SlowComputeInput",
     "TaskFailedError",
     "TaskHandle",

@@ -9,8 +9,10 @@ Tool methods take keyword arguments from the tool's input model and return its
 output model. An optional argument left out (`UNSET`) is not sent; `None` sends
 null where the schema allows it. An `isError` result raises `ToolCallError` with the
 tool's message; a result that breaks the tool's output schema raises `ToolOutputError`;
-a request the server refuses the access token for raises `AuthorizationError`.
-It needs only `_runtime/client.py` of this package, not the server.
+a request the server refuses the access token for raises `AuthorizationError`. Over
+HTTP, a 2025-11-25 session the server no longer has (its replica stopped) is replaced
+by a new one, and the request sent again there.
+It needs only the `_runtime/client*.py` modules of this package, not the server.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from mcp.shared.uri_template import UriTemplate
 
 from . import models as _models
 from ._runtime import client as _client
-from ._runtime import client_headers as _client_headers
+from ._runtime import client_sessions as _client_sessions
 from ._runtime import client_tasks as _client_tasks
 from ._runtime.client import UNSET, Mode, Unset
 from ._runtime.client_tasks import TaskHandle
@@ -54,12 +56,27 @@ class McpgenConformanceClient:
     "modern" only 2026-07-28, "legacy" the 2025-11-25 handshake.
     """
 
-    def __init__(self, client: Client, *, mode: Mode = "auto") -> None:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        mode: Mode = "auto",
+        on_new_session: _client_sessions.NewSessionHook | None = None,
+    ) -> None:
         """Typed calls over `client`; with mode "modern", entering refuses a server that
-        only speaks 2025-11-25."""
+        only speaks 2025-11-25. Over HTTP, when the server has lost the 2025-11-25
+        session, a new one is opened, `await on_new_session(client)` runs on it (to
+        subscribe again), and the request is sent again (once)."""
         _client.sdk_mode(mode)
-        self.client = client
+        self._connection = _client_sessions.Connection(
+            client, mode, param_headers=PARAM_HEADERS, on_new_session=on_new_session
+        )
         self.mode = mode
+
+    @property
+    def client(self) -> Client:
+        """The `mcp.Client` of the session now (another one after a lost session)."""
+        return self._connection.client
 
     @classmethod
     def in_memory(cls, server: Server[Any], *, mode: Mode = "auto") -> Self:
@@ -87,21 +104,30 @@ class McpgenConformanceClient:
 
     @classmethod
     def http(
-        cls, url: str, *, auth: _client.HttpAuth | None = None, mode: Mode = "auto"
+        cls,
+        url: str,
+        *,
+        auth: _client.HttpAuth | None = None,
+        mode: Mode = "auto",
+        on_new_session: _client_sessions.NewSessionHook | None = None,
     ) -> Self:
         """Talk to a server over Streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`.
 
         `auth` authorizes the requests to a server that needs access tokens: a
         bearer token (str), or an `httpx2.Auth` such as the SDK's
         `mcp.client.auth.OAuthClientProvider` (discovery from the 401, client
-        registration, PKCE, more scope on a 403, refresh).
+        registration, PKCE, more scope on a 403, refresh). `on_new_session`: see
+        the constructor.
         """
         target = _client.http_target(url, auth)
-        return cls(Client(target, mode=_client.sdk_mode(mode)), mode=mode)
+        return cls(
+            Client(target, mode=_client.sdk_mode(mode)),
+            mode=mode,
+            on_new_session=on_new_session,
+        )
 
     async def __aenter__(self) -> Self:
-        await _client.connect(self.client, self.mode)
-        _client_headers.declare(self.client, PARAM_HEADERS)
+        await self._connection.open()
         return self
 
     async def __aexit__(
@@ -110,15 +136,17 @@ class McpgenConformanceClient:
         exc_value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await _client.disconnect(self.client, exc_type, exc_value, traceback)
+        await self._connection.close(exc_type, exc_value, traceback)
 
     async def test_simple_text(
         self, *, on_progress: ProgressFnT | None = None
     ) -> list[types.ContentBlock]:
         """Call tool `test_simple_text`: Returns a simple text response."""
         arguments = _models.TestSimpleTextInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_simple_text", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_simple_text", arguments, on_progress
+            )
         )
         return _client.tool_content("test_simple_text", result)
 
@@ -127,8 +155,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_image_content`: Returns an image."""
         arguments = _models.TestImageContentInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_image_content", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_image_content", arguments, on_progress
+            )
         )
         return _client.tool_content("test_image_content", result)
 
@@ -137,8 +167,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_audio_content`: Returns an audio clip."""
         arguments = _models.TestAudioContentInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_audio_content", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_audio_content", arguments, on_progress
+            )
         )
         return _client.tool_content("test_audio_content", result)
 
@@ -147,8 +179,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_embedded_resource`: Returns an embedded resource."""
         arguments = _models.TestEmbeddedResourceInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_embedded_resource", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_embedded_resource", arguments, on_progress
+            )
         )
         return _client.tool_content("test_embedded_resource", result)
 
@@ -157,8 +191,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_multiple_content_types`: Returns text, an image and an embedded resource."""
         arguments = _models.TestMultipleContentTypesInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_multiple_content_types", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_multiple_content_types", arguments, on_progress
+            )
         )
         return _client.tool_content("test_multiple_content_types", result)
 
@@ -167,8 +203,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_error_handling`: Always fails with a tool error."""
         arguments = _models.TestErrorHandlingInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_error_handling", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_error_handling", arguments, on_progress
+            )
         )
         return _client.tool_content("test_error_handling", result)
 
@@ -177,8 +215,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_progress`: Reports progress three times."""
         arguments = _models.TestToolWithProgressInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_tool_with_progress", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_tool_with_progress", arguments, on_progress
+            )
         )
         return _client.tool_content("test_tool_with_progress", result)
 
@@ -187,8 +227,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_logging`: Sends three log messages."""
         arguments = _models.TestToolWithLoggingInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_tool_with_logging", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_tool_with_logging", arguments, on_progress
+            )
         )
         return _client.tool_content("test_tool_with_logging", result)
 
@@ -197,8 +239,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_sampling`: Asks the client's model to answer a prompt."""
         arguments = _models.TestSamplingInput.model_validate({"prompt": prompt})
-        result = await _client.call_tool(
-            self.client, "test_sampling", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_sampling", arguments, on_progress
+            )
         )
         return _client.tool_content("test_sampling", result)
 
@@ -207,8 +251,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation`: Asks the user for a username and an email address."""
         arguments = _models.TestElicitationInput.model_validate({"message": message})
-        result = await _client.call_tool(
-            self.client, "test_elicitation", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_elicitation", arguments, on_progress
+            )
         )
         return _client.tool_content("test_elicitation", result)
 
@@ -217,8 +263,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1034_defaults`: Asks the user with a form whose fields have defaults (SEP-1034)."""
         arguments = _models.TestElicitationSep1034DefaultsInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_elicitation_sep1034_defaults", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_elicitation_sep1034_defaults", arguments, on_progress
+            )
         )
         return _client.tool_content("test_elicitation_sep1034_defaults", result)
 
@@ -227,8 +275,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_elicitation_sep1330_enums`: Asks the user with every kind of enum field (SEP-1330)."""
         arguments = _models.TestElicitationSep1330EnumsInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_elicitation_sep1330_enums", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_elicitation_sep1330_enums", arguments, on_progress
+            )
         )
         return _client.tool_content("test_elicitation_sep1330_enums", result)
 
@@ -257,8 +307,10 @@ class McpgenConformanceClient:
                 )
             }
         )
-        result = await _client.call_tool(
-            self.client, "json_schema_2020_12_tool", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "json_schema_2020_12_tool", arguments, on_progress
+            )
         )
         return _client.tool_content("json_schema_2020_12_tool", result)
 
@@ -279,8 +331,10 @@ class McpgenConformanceClient:
                 ),
             }
         )
-        result = await _client.call_tool(
-            self.client, "test_custom_header", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_custom_header", arguments, on_progress
+            )
         )
         return _client.tool_content("test_custom_header", result)
 
@@ -289,11 +343,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_elicitation`: Asks the user's name (input_required on 2026-07-28)."""
         arguments = _models.TestInputRequiredResultElicitationInput.model_validate({})
-        result = await _client.call_tool(
-            self.client,
-            "test_input_required_result_elicitation",
-            arguments,
-            on_progress,
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_input_required_result_elicitation", arguments, on_progress
+            )
         )
         return _client.tool_content("test_input_required_result_elicitation", result)
 
@@ -302,8 +355,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_sampling`: Asks the client's model a question."""
         arguments = _models.TestInputRequiredResultSamplingInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_input_required_result_sampling", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_input_required_result_sampling", arguments, on_progress
+            )
         )
         return _client.tool_content("test_input_required_result_sampling", result)
 
@@ -312,8 +367,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_list_roots`: Asks the client for its roots."""
         arguments = _models.TestInputRequiredResultListRootsInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_input_required_result_list_roots", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_input_required_result_list_roots", arguments, on_progress
+            )
         )
         return _client.tool_content("test_input_required_result_list_roots", result)
 
@@ -322,11 +379,13 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_request_state`: Asks for a confirmation, carrying request state."""
         arguments = _models.TestInputRequiredResultRequestStateInput.model_validate({})
-        result = await _client.call_tool(
-            self.client,
-            "test_input_required_result_request_state",
-            arguments,
-            on_progress,
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client,
+                "test_input_required_result_request_state",
+                arguments,
+                on_progress,
+            )
         )
         return _client.tool_content("test_input_required_result_request_state", result)
 
@@ -337,11 +396,13 @@ class McpgenConformanceClient:
         arguments = _models.TestInputRequiredResultMultipleInputsInput.model_validate(
             {}
         )
-        result = await _client.call_tool(
-            self.client,
-            "test_input_required_result_multiple_inputs",
-            arguments,
-            on_progress,
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client,
+                "test_input_required_result_multiple_inputs",
+                arguments,
+                on_progress,
+            )
         )
         return _client.tool_content(
             "test_input_required_result_multiple_inputs", result
@@ -352,11 +413,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_multi_round`: Asks two questions, one round each."""
         arguments = _models.TestInputRequiredResultMultiRoundInput.model_validate({})
-        result = await _client.call_tool(
-            self.client,
-            "test_input_required_result_multi_round",
-            arguments,
-            on_progress,
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_input_required_result_multi_round", arguments, on_progress
+            )
         )
         return _client.tool_content("test_input_required_result_multi_round", result)
 
@@ -365,11 +425,13 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_tampered_state`: Asks for a confirmation; tampered request state is refused."""
         arguments = _models.TestInputRequiredResultTamperedStateInput.model_validate({})
-        result = await _client.call_tool(
-            self.client,
-            "test_input_required_result_tampered_state",
-            arguments,
-            on_progress,
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client,
+                "test_input_required_result_tampered_state",
+                arguments,
+                on_progress,
+            )
         )
         return _client.tool_content("test_input_required_result_tampered_state", result)
 
@@ -378,11 +440,13 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_input_required_result_capabilities`: Asks only what the client can answer."""
         arguments = _models.TestInputRequiredResultCapabilitiesInput.model_validate({})
-        result = await _client.call_tool(
-            self.client,
-            "test_input_required_result_capabilities",
-            arguments,
-            on_progress,
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client,
+                "test_input_required_result_capabilities",
+                arguments,
+                on_progress,
+            )
         )
         return _client.tool_content("test_input_required_result_capabilities", result)
 
@@ -391,8 +455,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_missing_capability`: Needs the client's sampling capability."""
         arguments = _models.TestMissingCapabilityInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_missing_capability", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_missing_capability", arguments, on_progress
+            )
         )
         return _client.tool_content("test_missing_capability", result)
 
@@ -401,8 +467,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_streaming_elicitation`: Asks the user a question."""
         arguments = _models.TestStreamingElicitationInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_streaming_elicitation", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_streaming_elicitation", arguments, on_progress
+            )
         )
         return _client.tool_content("test_streaming_elicitation", result)
 
@@ -411,8 +479,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_logging_tool`: Logs, where the client asked for logs."""
         arguments = _models.TestLoggingToolInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_logging_tool", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_logging_tool", arguments, on_progress
+            )
         )
         return _client.tool_content("test_logging_tool", result)
 
@@ -421,8 +491,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_tool_change`: Announces that the tool list changed."""
         arguments = _models.TestTriggerToolChangeInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_trigger_tool_change", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_trigger_tool_change", arguments, on_progress
+            )
         )
         return _client.tool_content("test_trigger_tool_change", result)
 
@@ -431,8 +503,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_trigger_prompt_change`: Announces that the prompt list changed."""
         arguments = _models.TestTriggerPromptChangeInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_trigger_prompt_change", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_trigger_prompt_change", arguments, on_progress
+            )
         )
         return _client.tool_content("test_trigger_prompt_change", result)
 
@@ -441,7 +515,9 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `greet`: Greets someone, at once (never a task)."""
         arguments = _models.GreetInput.model_validate({"name": name})
-        result = await _client.call_tool(self.client, "greet", arguments, on_progress)
+        result = await self._connection.run(
+            lambda client: _client.call_tool(client, "greet", arguments, on_progress)
+        )
         return _client.tool_content("greet", result)
 
     async def slow_compute(
@@ -455,8 +531,10 @@ class McpgenConformanceClient:
         arguments = _models.SlowComputeInput.model_validate(
             {"seconds": seconds, **_client.given("slow_compute", {"label": label})}
         )
-        result = await _client.call_tool(
-            self.client, "slow_compute", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "slow_compute", arguments, on_progress
+            )
         )
         return _client.tool_content("slow_compute", result)
 
@@ -465,8 +543,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `failing_job`: Works for a second, then fails with a tool error; runs only as a task."""
         arguments = _models.FailingJobInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "failing_job", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "failing_job", arguments, on_progress
+            )
         )
         return _client.tool_content("failing_job", result)
 
@@ -475,8 +555,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `protocol_error_job`: Ends in a protocol (JSON-RPC) error; runs only as a task."""
         arguments = _models.ProtocolErrorJobInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "protocol_error_job", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "protocol_error_job", arguments, on_progress
+            )
         )
         return _client.tool_content("protocol_error_job", result)
 
@@ -485,8 +567,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `confirm_delete`: Asks the user to confirm the deletion of a file."""
         arguments = _models.ConfirmDeleteInput.model_validate({"filename": filename})
-        result = await _client.call_tool(
-            self.client, "confirm_delete", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "confirm_delete", arguments, on_progress
+            )
         )
         return _client.tool_content("confirm_delete", result)
 
@@ -495,8 +579,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `multi_input`: Asks the user two questions at once."""
         arguments = _models.MultiInputInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "multi_input", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "multi_input", arguments, on_progress
+            )
         )
         return _client.tool_content("multi_input", result)
 
@@ -505,8 +591,10 @@ class McpgenConformanceClient:
     ) -> list[types.ContentBlock]:
         """Call tool `test_tool_with_task`: Asks the user's name before it starts, then runs as a task that greets them."""
         arguments = _models.TestToolWithTaskInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "test_tool_with_task", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "test_tool_with_task", arguments, on_progress
+            )
         )
         return _client.tool_content("test_tool_with_task", result)
 
@@ -521,7 +609,7 @@ class McpgenConformanceClient:
             }
         )
         return await _client_tasks.start_task(
-            self.client,
+            self._connection,
             "slow_compute",
             _client.to_json(arguments),
             lambda result: _client.tool_content("slow_compute", result),
@@ -531,7 +619,7 @@ class McpgenConformanceClient:
         """Start tool `failing_job` as a task: Works for a second, then fails with a tool error; runs only as a task."""
         arguments = _models.FailingJobInput.model_validate({})
         return await _client_tasks.start_task(
-            self.client,
+            self._connection,
             "failing_job",
             _client.to_json(arguments),
             lambda result: _client.tool_content("failing_job", result),
@@ -541,7 +629,7 @@ class McpgenConformanceClient:
         """Start tool `protocol_error_job` as a task: Ends in a protocol (JSON-RPC) error; runs only as a task."""
         arguments = _models.ProtocolErrorJobInput.model_validate({})
         return await _client_tasks.start_task(
-            self.client,
+            self._connection,
             "protocol_error_job",
             _client.to_json(arguments),
             lambda result: _client.tool_content("protocol_error_job", result),
@@ -553,7 +641,7 @@ class McpgenConformanceClient:
         """Start tool `confirm_delete` as a task: Asks the user to confirm the deletion of a file."""
         arguments = _models.ConfirmDeleteInput.model_validate({"filename": filename})
         return await _client_tasks.start_task(
-            self.client,
+            self._connection,
             "confirm_delete",
             _client.to_json(arguments),
             lambda result: _client.tool_content("confirm_delete", result),
@@ -563,7 +651,7 @@ class McpgenConformanceClient:
         """Start tool `multi_input` as a task: Asks the user two questions at once."""
         arguments = _models.MultiInputInput.model_validate({})
         return await _client_tasks.start_task(
-            self.client,
+            self._connection,
             "multi_input",
             _client.to_json(arguments),
             lambda result: _client.tool_content("multi_input", result),
@@ -573,7 +661,7 @@ class McpgenConformanceClient:
         """Start tool `test_tool_with_task` as a task: Asks the user's name before it starts, then runs as a task that greets them."""
         arguments = _models.TestToolWithTaskInput.model_validate({})
         return await _client_tasks.start_task(
-            self.client,
+            self._connection,
             "test_tool_with_task",
             _client.to_json(arguments),
             lambda result: _client.tool_content("test_tool_with_task", result),
@@ -582,30 +670,40 @@ class McpgenConformanceClient:
     async def read_static_text(self) -> str | bytes:
         """Read `test://static-text`: A static text resource."""
         uri = "test://static-text"
-        result = await _client.answered(self.client.read_resource(uri))
+        result = await self._connection.run(
+            lambda client: _client.answered(client.read_resource(uri))
+        )
         return _client.resource_value(result, None)
 
     async def read_static_binary(self) -> str | bytes:
         """Read `test://static-binary`: A static binary resource (a 1x1 PNG)."""
         uri = "test://static-binary"
-        result = await _client.answered(self.client.read_resource(uri))
+        result = await self._connection.run(
+            lambda client: _client.answered(client.read_resource(uri))
+        )
         return _client.resource_value(result, None)
 
     async def read_watched_resource(self) -> str | bytes:
         """Read `test://watched-resource`: A resource clients can subscribe to."""
         uri = "test://watched-resource"
-        result = await _client.answered(self.client.read_resource(uri))
+        result = await self._connection.run(
+            lambda client: _client.answered(client.read_resource(uri))
+        )
         return _client.resource_value(result, None)
 
     async def read_template_data(self, *, id: str) -> TemplateDataContent:
         """Read `test://template/{id}/data`: JSON data for an id."""
         uri = UriTemplate.parse("test://template/{id}/data").expand({"id": id})
-        result = await _client.answered(self.client.read_resource(uri))
+        result = await self._connection.run(
+            lambda client: _client.answered(client.read_resource(uri))
+        )
         return _client.resource_value(result, _models.TemplateDataContent)
 
     async def get_test_simple_prompt(self) -> types.GetPromptResult:
         """Get prompt `test_simple_prompt`: A prompt without arguments."""
-        return await _client.answered(self.client.get_prompt("test_simple_prompt"))
+        return await self._connection.run(
+            lambda client: _client.answered(client.get_prompt("test_simple_prompt"))
+        )
 
     async def get_test_prompt_with_arguments(
         self, *, arg1: str, arg2: str
@@ -614,8 +712,10 @@ class McpgenConformanceClient:
         arguments = _client.given(
             "get_test_prompt_with_arguments", {"arg1": arg1, "arg2": arg2}
         )
-        return await _client.answered(
-            self.client.get_prompt("test_prompt_with_arguments", arguments)
+        return await self._connection.run(
+            lambda client: _client.answered(
+                client.get_prompt("test_prompt_with_arguments", arguments)
+            )
         )
 
     async def get_test_prompt_with_embedded_resource(
@@ -625,18 +725,24 @@ class McpgenConformanceClient:
         arguments = _client.given(
             "get_test_prompt_with_embedded_resource", {"resourceUri": resource_uri}
         )
-        return await _client.answered(
-            self.client.get_prompt("test_prompt_with_embedded_resource", arguments)
+        return await self._connection.run(
+            lambda client: _client.answered(
+                client.get_prompt("test_prompt_with_embedded_resource", arguments)
+            )
         )
 
     async def get_test_prompt_with_image(self) -> types.GetPromptResult:
         """Get prompt `test_prompt_with_image`: A prompt with an image."""
-        return await _client.answered(self.client.get_prompt("test_prompt_with_image"))
+        return await self._connection.run(
+            lambda client: _client.answered(client.get_prompt("test_prompt_with_image"))
+        )
 
     async def get_test_input_required_result_prompt(self) -> types.GetPromptResult:
         """Get prompt `test_input_required_result_prompt`: A prompt that first asks the user for context."""
-        return await _client.answered(
-            self.client.get_prompt("test_input_required_result_prompt")
+        return await self._connection.run(
+            lambda client: _client.answered(
+                client.get_prompt("test_input_required_result_prompt")
+            )
         )
 
     async def complete_prompt_test_prompt_with_arguments(
@@ -647,11 +753,13 @@ class McpgenConformanceClient:
     ) -> list[str]:
         """Completion values for an argument of prompt `test_prompt_with_arguments`, given what was typed."""
         reference = types.PromptReference(name="test_prompt_with_arguments")
-        result = await _client.answered(
-            self.client.complete(
-                reference,
-                {"name": argument, "value": value},
-                dict(context or {}) or None,
+        result = await self._connection.run(
+            lambda client: _client.answered(
+                client.complete(
+                    reference,
+                    {"name": argument, "value": value},
+                    dict(context or {}) or None,
+                )
             )
         )
         return result.completion.values
@@ -664,11 +772,13 @@ class McpgenConformanceClient:
     ) -> list[str]:
         """Completion values for an argument of prompt `test_prompt_with_embedded_resource`, given what was typed."""
         reference = types.PromptReference(name="test_prompt_with_embedded_resource")
-        result = await _client.answered(
-            self.client.complete(
-                reference,
-                {"name": argument, "value": value},
-                dict(context or {}) or None,
+        result = await self._connection.run(
+            lambda client: _client.answered(
+                client.complete(
+                    reference,
+                    {"name": argument, "value": value},
+                    dict(context or {}) or None,
+                )
             )
         )
         return result.completion.values
@@ -681,11 +791,13 @@ class McpgenConformanceClient:
     ) -> list[str]:
         """Completion values for a variable of `test://template/{id}/data`, given what was typed."""
         reference = types.ResourceTemplateReference(uri="test://template/{id}/data")
-        result = await _client.answered(
-            self.client.complete(
-                reference,
-                {"name": variable, "value": value},
-                dict(context or {}) or None,
+        result = await self._connection.run(
+            lambda client: _client.answered(
+                client.complete(
+                    reference,
+                    {"name": variable, "value": value},
+                    dict(context or {}) or None,
+                )
             )
         )
         return result.completion.values

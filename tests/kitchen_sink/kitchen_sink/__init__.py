@@ -15,6 +15,7 @@ from ._runtime.client import (
     ToolOutputError,
     Unset,
 )
+from ._runtime.client_sessions import SessionLostError
 from ._runtime.client_tasks import TaskFailedError, TaskHandle, TaskState
 from ._runtime.content import (
     ResourceContent,
@@ -154,6 +155,7 @@ __all__ = [
     "RefOutputInput",
     "RefOutputOutput",
     "ResourceContent",
+    "SessionLostError",
     "ShapesInput",
     "ShapesInputShape",
     "ShapesInputShape1",

@@ -9,8 +9,10 @@ Tool methods take keyword arguments from the tool's input model and return its
 output model. An optional argument left out (`UNSET`) is not sent; `None` sends
 null where the schema allows it. An `isError` result raises `ToolCallError` with the
 tool's message; a result that breaks the tool's output schema raises `ToolOutputError`;
-a request the server refuses the access token for raises `AuthorizationError`.
-It needs only `_runtime/client.py` of this package, not the server.
+a request the server refuses the access token for raises `AuthorizationError`. Over
+HTTP, a 2025-11-25 session the server no longer has (its replica stopped) is replaced
+by a new one, and the request sent again there.
+It needs only the `_runtime/client*.py` modules of this package, not the server.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from mcp.shared.dispatcher import ProgressFnT
 
 from . import models as _models
 from ._runtime import client as _client
+from ._runtime import client_sessions as _client_sessions
 from ._runtime.client import UNSET, Mode, Unset
 
 if TYPE_CHECKING:
@@ -72,12 +75,27 @@ class KitchenSinkClient:
     "modern" only 2026-07-28, "legacy" the 2025-11-25 handshake.
     """
 
-    def __init__(self, client: Client, *, mode: Mode = "auto") -> None:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        mode: Mode = "auto",
+        on_new_session: _client_sessions.NewSessionHook | None = None,
+    ) -> None:
         """Typed calls over `client`; with mode "modern", entering refuses a server that
-        only speaks 2025-11-25."""
+        only speaks 2025-11-25. Over HTTP, when the server has lost the 2025-11-25
+        session, a new one is opened, `await on_new_session(client)` runs on it (to
+        subscribe again), and the request is sent again (once)."""
         _client.sdk_mode(mode)
-        self.client = client
+        self._connection = _client_sessions.Connection(
+            client, mode, param_headers=None, on_new_session=on_new_session
+        )
         self.mode = mode
+
+    @property
+    def client(self) -> Client:
+        """The `mcp.Client` of the session now (another one after a lost session)."""
+        return self._connection.client
 
     @classmethod
     def in_memory(cls, server: Server[Any], *, mode: Mode = "auto") -> Self:
@@ -105,20 +123,30 @@ class KitchenSinkClient:
 
     @classmethod
     def http(
-        cls, url: str, *, auth: _client.HttpAuth | None = None, mode: Mode = "auto"
+        cls,
+        url: str,
+        *,
+        auth: _client.HttpAuth | None = None,
+        mode: Mode = "auto",
+        on_new_session: _client_sessions.NewSessionHook | None = None,
     ) -> Self:
         """Talk to a server over Streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`.
 
         `auth` authorizes the requests to a server that needs access tokens: a
         bearer token (str), or an `httpx2.Auth` such as the SDK's
         `mcp.client.auth.OAuthClientProvider` (discovery from the 401, client
-        registration, PKCE, more scope on a 403, refresh).
+        registration, PKCE, more scope on a 403, refresh). `on_new_session`: see
+        the constructor.
         """
         target = _client.http_target(url, auth)
-        return cls(Client(target, mode=_client.sdk_mode(mode)), mode=mode)
+        return cls(
+            Client(target, mode=_client.sdk_mode(mode)),
+            mode=mode,
+            on_new_session=on_new_session,
+        )
 
     async def __aenter__(self) -> Self:
-        await _client.connect(self.client, self.mode)
+        await self._connection.open()
         return self
 
     async def __aexit__(
@@ -127,7 +155,7 @@ class KitchenSinkClient:
         exc_value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await _client.disconnect(self.client, exc_type, exc_value, traceback)
+        await self._connection.close(exc_type, exc_value, traceback)
 
     async def nullables(
         self,
@@ -150,8 +178,10 @@ class KitchenSinkClient:
                 ),
             }
         )
-        result = await _client.call_tool(
-            self.client, "nullables", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "nullables", arguments, on_progress
+            )
         )
         return _client.output_value(
             "nullables", result, _models.NullablesOutput, wrapped=False
@@ -176,8 +206,10 @@ class KitchenSinkClient:
                 ),
             }
         )
-        result = await _client.call_tool(
-            self.client, "type_arrays", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "type_arrays", arguments, on_progress
+            )
         )
         return _client.output_value(
             "type_arrays", result, _models.TypeArraysOutput, wrapped=False
@@ -201,8 +233,10 @@ class KitchenSinkClient:
                 ),
             }
         )
-        result = await _client.call_tool(
-            self.client, "boolean_schemas", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "boolean_schemas", arguments, on_progress
+            )
         )
         return _client.output_value(
             "boolean_schemas", result, _models.BooleanSchemasOutput, wrapped=False
@@ -213,7 +247,9 @@ class KitchenSinkClient:
     ) -> LettersOutput:
         """Call tool `letters`: Counts the letters of a word made of letters only."""
         arguments = _models.LettersInput.model_validate({"word": word})
-        result = await _client.call_tool(self.client, "letters", arguments, on_progress)
+        result = await self._connection.run(
+            lambda client: _client.call_tool(client, "letters", arguments, on_progress)
+        )
         return _client.output_value(
             "letters", result, _models.LettersOutput, wrapped=False
         )
@@ -223,8 +259,10 @@ class KitchenSinkClient:
     ) -> LettersOutputOutput:
         """Call tool `letters_output`: Echoes a word made of letters only."""
         arguments = _models.LettersOutputInput.model_validate({"word": word})
-        result = await _client.call_tool(
-            self.client, "letters_output", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "letters_output", arguments, on_progress
+            )
         )
         return _client.output_value(
             "letters_output", result, _models.LettersOutputOutput, wrapped=False
@@ -235,8 +273,10 @@ class KitchenSinkClient:
     ) -> PatternPropertiesOutput:
         """Call tool `pattern_properties`: Sums the numeric properties, echoing the labels."""
         arguments = _models.PatternPropertiesInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "pattern_properties", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "pattern_properties", arguments, on_progress
+            )
         )
         return _client.output_value(
             "pattern_properties", result, _models.PatternPropertiesOutput, wrapped=False
@@ -254,8 +294,10 @@ class KitchenSinkClient:
         arguments = _models.LocalRefsInput.model_validate(
             {"start": start, "end": end, **_client.given("local_refs", {"via": via})}
         )
-        result = await _client.call_tool(
-            self.client, "local_refs", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "local_refs", arguments, on_progress
+            )
         )
         return _client.output_value(
             "local_refs", result, _models.LocalRefsOutput, wrapped=False
@@ -272,8 +314,10 @@ class KitchenSinkClient:
         arguments = _models.RecursiveRefInput.model_validate(
             {"label": label, **_client.given("recursive_ref", {"children": children})}
         )
-        result = await _client.call_tool(
-            self.client, "recursive_ref", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "recursive_ref", arguments, on_progress
+            )
         )
         return _client.output_value(
             "recursive_ref", result, _models.RecursiveRefOutput, wrapped=False
@@ -297,8 +341,10 @@ class KitchenSinkClient:
                 **_client.given("shared_definitions", {"palette": palette}),
             }
         )
-        result = await _client.call_tool(
-            self.client, "shared_definitions", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "shared_definitions", arguments, on_progress
+            )
         )
         return _client.output_value(
             "shared_definitions", result, _models.SharedDefinitionsOutput, wrapped=False
@@ -309,8 +355,10 @@ class KitchenSinkClient:
     ) -> Address:
         """Call tool `ref_output`: Returns the address it was given, with the default country filled in."""
         arguments = _models.RefOutputInput.model_validate({"address": address})
-        result = await _client.call_tool(
-            self.client, "ref_output", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "ref_output", arguments, on_progress
+            )
         )
         return _client.output_value(
             "ref_output", result, _models.RefOutputOutput, wrapped=False
@@ -327,8 +375,10 @@ class KitchenSinkClient:
         arguments = _models.ArrayOutputInput.model_validate(
             {"repeat": repeat, **_client.given("array_output", {"without": without})}
         )
-        result = await _client.call_tool(
-            self.client, "array_output", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "array_output", arguments, on_progress
+            )
         )
         return _client.output_value(
             "array_output", result, _models.ArrayOutputOutput, wrapped=True
@@ -352,8 +402,10 @@ class KitchenSinkClient:
                 **_client.given("combinators", {"not_blank": not_blank}),
             }
         )
-        result = await _client.call_tool(
-            self.client, "combinators", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "combinators", arguments, on_progress
+            )
         )
         return _client.output_value(
             "combinators", result, _models.CombinatorsOutput, wrapped=False
@@ -367,7 +419,9 @@ class KitchenSinkClient:
     ) -> ShapesOutput:
         """Call tool `shapes`: Computes the area of a circle or a rectangle."""
         arguments = _models.ShapesInput.model_validate({"shape": shape})
-        result = await _client.call_tool(self.client, "shapes", arguments, on_progress)
+        result = await self._connection.run(
+            lambda client: _client.call_tool(client, "shapes", arguments, on_progress)
+        )
         return _client.output_value(
             "shapes", result, _models.ShapesOutput, wrapped=False
         )
@@ -401,8 +455,10 @@ class KitchenSinkClient:
                 ),
             }
         )
-        result = await _client.call_tool(
-            self.client, "conditionals", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "conditionals", arguments, on_progress
+            )
         )
         return _client.output_value(
             "conditionals", result, _models.ConditionalsOutput, wrapped=False
@@ -419,8 +475,10 @@ class KitchenSinkClient:
         arguments = _models.UnevaluatedInput.model_validate(
             {"id": id, **_client.given("unevaluated", {"tag": tag}, nullable=("tag",))}
         )
-        result = await _client.call_tool(
-            self.client, "unevaluated", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "unevaluated", arguments, on_progress
+            )
         )
         return _client.output_value(
             "unevaluated", result, _models.UnevaluatedOutput, wrapped=False
@@ -442,7 +500,9 @@ class KitchenSinkClient:
                 **_client.given("tuples", {"mode": mode}),
             }
         )
-        result = await _client.call_tool(self.client, "tuples", arguments, on_progress)
+        result = await self._connection.run(
+            lambda client: _client.call_tool(client, "tuples", arguments, on_progress)
+        )
         return _client.output_value(
             "tuples", result, _models.TuplesOutput, wrapped=False
         )
@@ -458,8 +518,10 @@ class KitchenSinkClient:
         arguments = _models.BigNumbersInput.model_validate(
             {"value": value_, **_client.given("big_numbers", {"ratio": ratio})}
         )
-        result = await _client.call_tool(
-            self.client, "big_numbers", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "big_numbers", arguments, on_progress
+            )
         )
         return _client.output_value(
             "big_numbers", result, _models.BigNumbersOutput, wrapped=False
@@ -485,8 +547,8 @@ class KitchenSinkClient:
                 "level": level,
             }
         )
-        result = await _client.call_tool(
-            self.client, "defaults", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(client, "defaults", arguments, on_progress)
         )
         return _client.output_value(
             "defaults", result, _models.DefaultsOutput, wrapped=False
@@ -510,8 +572,10 @@ class KitchenSinkClient:
                 **_client.given("additional_properties", {"open_true": open_true}),
             }
         )
-        result = await _client.call_tool(
-            self.client, "additional_properties", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "additional_properties", arguments, on_progress
+            )
         )
         return _client.output_value(
             "additional_properties",
@@ -547,8 +611,10 @@ class KitchenSinkClient:
                 ),
             }
         )
-        result = await _client.call_tool(
-            self.client, "python_names", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "python_names", arguments, on_progress
+            )
         )
         return _client.output_value(
             "python_names", result, _models.PythonNamesOutput, wrapped=False
@@ -559,7 +625,9 @@ class KitchenSinkClient:
     ) -> list[types.ContentBlock]:
         """Call tool `text_only`: Says how many arguments it got."""
         arguments = _models.TextOnlyInput.model_validate({})
-        result = await _client.call_tool(
-            self.client, "text_only", arguments, on_progress
+        result = await self._connection.run(
+            lambda client: _client.call_tool(
+                client, "text_only", arguments, on_progress
+            )
         )
         return _client.tool_content("text_only", result)

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -28,15 +29,11 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.shared.uri_template import UriTemplate
 
-from .auth_scopes import Named, named_entities, named_task, requiring, reset_required
+from .auth_log import caller_address, refusals
 from .http_guard import ASGIApp, Receive, Scope, Send, replaying
-from .log import logger
+from .http_sessions import client_of
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
-
-TaskScopes = Callable[[str, AccessToken], Awaitable[Sequence[str]]]
-"""`await task_scopes(task_id, access)`: the scopes kept with the task, if the
-caller with `access` owns it; () otherwise."""
 
 # The metadata is public, and browser clients fetch it from their own origin (with an
 # MCP-Protocol-Version header, hence a preflight): any origin may read it.
@@ -55,6 +52,16 @@ class TokenCheckUnavailable(Exception):
     def __init__(self, retry_after: float) -> None:
         super().__init__(f"token check unavailable, retry after {retry_after:g} s")
         self.retry_after = retry_after
+
+
+class TokenCheckThrottled(TokenCheckUnavailable):
+    """A verifier will not ask about more new tokens from this caller now (it sent
+    too many unknown ones): 429 with Retry-After. Its token may be fine, so no
+    challenge either."""
+
+
+B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+"""What a bearer token may be (RFC 6750 section 2.1, `b64token`)."""
 
 
 @dataclass(frozen=True)
@@ -122,30 +129,25 @@ class Authorization:
         )
 
     def needed_for(self, message: Any) -> list[str]:
-        """The scopes calling what a JSON-RPC `message` (or batch) names needs, besides
-        the server-wide ones: every tool, prompt, resource or template it names, by
-        any method (auth_scopes.ENTITY_METHODS). A task's scopes are kept with the
-        task (`AuthGuard` asks its store)."""
+        """The scopes calling what a JSON-RPC `message` (or batch) calls needs, besides
+        the server-wide ones."""
         if isinstance(message, list):
             return _union(self.needed_for(item) for item in message)
-        if not isinstance(message, dict):
+        if not isinstance(message, dict) or not isinstance(message.get("params"), dict):
             return []
-        return _union(self.scopes_of(named) for named in named_entities(message))
-
-    def scopes_of(self, named: Named) -> tuple[str, ...]:
-        """The scopes of one named entity; () for one without (or unknown)."""
-        kind, name = named
-        if kind == "tool":
-            return self.tools.get(name, ())
-        if kind == "prompt":
-            return self.prompts.get(name, ())
-        if name in self.resources:
-            return self.resources[name]
-        for template, scopes in self.templates:
-            # A completion names a template by its `uriTemplate`; a read, by a URI.
-            if template.template == name or template.match(name) is not None:
-                return scopes
-        return ()
+        method, params = message.get("method"), message["params"]
+        if method == "tools/call":
+            return list(self.tools.get(str(params.get("name")), ()))
+        if method == "prompts/get":
+            return list(self.prompts.get(str(params.get("name")), ()))
+        if method == "resources/read":
+            uri = str(params.get("uri"))
+            if uri in self.resources:
+                return list(self.resources[uri])
+            for template, scopes in self.templates:
+                if template.match(uri) is not None:
+                    return list(scopes)
+        return []
 
 
 def deployed(
@@ -176,12 +178,6 @@ class AuthGuard:
 
     Place it after a middleware that reads the whole body into one message
     (`RequestGuard`): the guard reads the JSON-RPC message to know what it calls.
-
-    A request about a task (`tasks/get`, say) needs the scopes the request that made
-    the task needed: `task_scopes(task_id, access)` answers them from the task store
-    (() for a task the caller does not own or that does not exist, which the task
-    methods then answer as not found). What the guard required of a request is left
-    in `auth_scopes.required_scopes()` for its handlers, so a task keeps it.
     """
 
     def __init__(
@@ -191,12 +187,10 @@ class AuthGuard:
         authorization: Authorization,
         verifier: TokenVerifier,
         mcp_path: str = "/mcp",
-        task_scopes: TaskScopes | None = None,
     ) -> None:
         self.app = app
         self.authorization = authorization
         self.verifier = verifier
-        self.task_scopes = task_scopes
         self.metadata_paths = authorization.metadata_paths(mcp_path)
         self.metadata_body = json.dumps(dict(authorization.metadata)).encode()
         # Without per-call scopes the body need not be looked into.
@@ -226,31 +220,20 @@ class AuthGuard:
         if scope["method"] == "OPTIONS":  # CORS preflight carries no credentials
             await self.app(scope, receive, send)
             return
-        token = _bearer_token(scope)
-        if isinstance(token, _Refusal):
-            await self._challenge(send, 401, token.error, token.description)
-            return
+        # Who asks, for the log of refused tokens and the introspection verifier's
+        # per-caller budget.
+        asking = caller_address.set(client_of(scope))
         try:
-            access = await self.verifier.verify_token(token)
-        except TokenCheckUnavailable as unavailable:
-            await self._unavailable(send, unavailable.retry_after)
-            return
+            access = await self._access(scope, send)
+        finally:
+            caller_address.reset(asking)
         if access is None:
-            await self._challenge(send, 401, "invalid_token", "Invalid access token")
-            return
+            return  # answered
         needed = list(self.authorization.scopes)
         if self.per_call:
             message = await receive()
             receive = replaying(message, receive)
-            parsed = _parsed(message)
-            try:
-                of_tasks = await self._of_tasks(parsed, access)
-            except Exception:  # noqa: BLE001
-                # The task store cannot say (Redis away): refuse rather than guess.
-                logger.warning("task scopes could not be read", exc_info=True)
-                await self._unavailable(send, 1.0)
-                return
-            needed = _union([needed, self.authorization.needed_for(parsed), of_tasks])
+            needed = _union([needed, self._needed(message)])
         if not set(needed) <= set(access.scopes):
             await self._challenge(
                 send, 403, "insufficient_scope", "More scope needed", needed
@@ -259,22 +242,29 @@ class AuthGuard:
         user = AuthenticatedUser(access)
         scope["user"] = user
         reset = auth_context_var.set(user)
-        required = requiring(needed)
         try:
             await self.app(scope, receive, send)
         finally:
-            reset_required(required)
             auth_context_var.reset(reset)
 
-    async def _of_tasks(self, message: Any, access: AccessToken) -> list[str]:
-        """The scopes kept with the tasks a message (or batch) names."""
-        if self.task_scopes is None:
-            return []
-        items = message if isinstance(message, list) else [message]
-        task_ids = [named_task(item) for item in items if isinstance(item, dict)]
-        return _union(
-            [await self.task_scopes(task_id, access) for task_id in task_ids if task_id]
-        )
+    async def _access(self, scope: Scope, send: Send) -> AccessToken | None:
+        """The access the request's bearer token grants, or None once the refusal
+        (401, or 503/429 when the token cannot be checked now) is sent."""
+        token = _bearer_token(scope)
+        if isinstance(token, _Refusal):
+            await self._challenge(send, 401, token.error, token.description)
+            return None
+        try:
+            access = await self.verifier.verify_token(token)
+        except TokenCheckThrottled as throttled:
+            await self._unavailable(send, throttled.retry_after, 429)
+            return None
+        except TokenCheckUnavailable as unavailable:
+            await self._unavailable(send, unavailable.retry_after)
+            return None
+        if access is None:  # the verifier logged why
+            await self._challenge(send, 401, "invalid_token", "Invalid access token")
+        return access
 
     async def _metadata(self, scope: Scope, send: Send) -> None:
         """The metadata, readable from any origin; a CORS preflight allowed the
@@ -293,18 +283,32 @@ class AuthGuard:
         headers.append((b"content-type", b"application/json"))
         await _send(send, 200, self.metadata_body, headers)
 
-    async def _unavailable(self, send: Send, retry_after: float) -> None:
-        """503 with Retry-After (RFC 9110) and no challenge: nothing is wrong with
-        the token, the client keeps it and tries again."""
+    async def _unavailable(
+        self, send: Send, retry_after: float, status: int = 503
+    ) -> None:
+        """503 (or 429, too many new tokens from this caller) with Retry-After (RFC
+        9110) and no challenge: nothing is known to be wrong with the token, the
+        client keeps it and tries again."""
+        description = (
+            "Too many new access tokens from this client"
+            if status == 429
+            else "The access token cannot be checked now"
+        )
         body = json.dumps(
-            {
-                "error": "temporarily_unavailable",
-                "error_description": "The access token cannot be checked now",
-            }
+            {"error": "temporarily_unavailable", "error_description": description}
         ).encode()
         seconds = str(max(1, math.ceil(retry_after))).encode()
         headers = [(b"content-type", b"application/json"), (b"retry-after", seconds)]
-        await _send(send, 503, body, headers)
+        await _send(send, status, body, headers)
+
+    def _needed(self, message: Mapping[str, Any]) -> list[str]:
+        if message.get("type") != "http.request" or not message.get("body"):
+            return []
+        try:
+            parsed = json.loads(message["body"])
+        except (ValueError, UnicodeDecodeError):
+            return []  # the transport answers the parse error
+        return self.authorization.needed_for(parsed)
 
     async def _challenge(
         self,
@@ -332,17 +336,6 @@ class AuthGuard:
             (b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()),
         ]
         await _send(send, status, body, headers)
-
-
-def _parsed(message: Mapping[str, Any]) -> Any:
-    """The JSON-RPC message (or batch) of a request's body; None when there is none,
-    or it is no JSON (the transport answers the parse error)."""
-    if message.get("type") != "http.request" or not message.get("body"):
-        return None
-    try:
-        return json.loads(message["body"])
-    except (ValueError, UnicodeDecodeError):
-        return None
 
 
 async def _send(
@@ -378,9 +371,18 @@ def _bearer_token(scope: Scope) -> str | _Refusal:
     if len(values) > 1:
         return _Refusal("invalid_request", "More than one Authorization header")
     scheme, _, token = values[0].decode("latin-1").strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
         return _Refusal("invalid_request", "Authorization is not a bearer token")
-    return str(token.strip())
+    if not B64TOKEN.fullmatch(token):
+        # Checked before any verifier: no authorization server is asked about it.
+        refusals.refused(
+            "malformed",
+            f"{len(token)} characters, not all of RFC 6750's token characters "
+            "(letters, digits, - . _ ~ + /, then =)",
+        )
+        return _Refusal("invalid_token", "Malformed access token")
+    return str(token)
 
 
 def _union(lists: Iterable[Iterable[str]]) -> list[str]:

@@ -159,7 +159,7 @@ class RedisSubscriptionBus:
             logger.warning(
                 "Redis at %s is away: an event did not reach the other replicas (%s)",
                 self.link.shown_url,
-                error or type(error).__name__,
+                self.link.describe(error),
             )
 
     @asynccontextmanager
@@ -208,7 +208,7 @@ class RedisSubscriptionBus:
                 logger.warning(
                     "Redis at %s is away (%s); subscribing again in %g s",
                     self.link.shown_url,
-                    error or type(error).__name__,
+                    self.link.describe(error),
                     delay,
                 )
                 if not started:

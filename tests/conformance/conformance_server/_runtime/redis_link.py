@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, cast
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 if TYPE_CHECKING:  # imported where used: see the module docstring
     import redis.asyncio
@@ -30,10 +30,43 @@ class RedisUnavailable(RuntimeError):
     """Redis could not be reached at the configured URL (the message names it)."""
 
 
+def default_namespace(server_name: str) -> str:
+    """The namespace of a server named `server_name`: `mcpgen:` and the name with `%`
+    and `:` percent-encoded. Every key and channel is the namespace, `:`, then the
+    store's own parts (`RedisLink.key`), so the name must hold no `:` of its own: else
+    server `a:tasks` would publish its notifications on server `a`'s task channel
+    (`mcpgen:a:tasks:events`). Encoded, the name ends at the second `:`, and two
+    servers never share a key or a channel. Names without `%` or `:` read as before."""
+    return "mcpgen:" + server_name.replace("%", "%25").replace(":", "%3A")
+
+
+def shown_url(url: str) -> str:
+    """`url` as messages, logs and the public `/readyz` show it: scheme, host, port and
+    database only. redis-py reads a password from the user-info (`redis://:pw@host`)
+    and from the query (`?password=pw`), and the query may hold more it reads
+    (`username`, TLS settings); none of it is shown. Unix sockets show their path."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # an unreadable port: redis-py refuses the URL too
+        return "(a Redis URL that cannot be read)"
+    query = dict(parse_qsl(parts.query))
+    scheme = parts.scheme or "redis"
+    if scheme == "unix":
+        db = query.get("db")
+        return f"unix://{parts.path}" + (f"?db={db}" if db else "")
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    shown = f"{scheme}://{host}" + (f":{port}" if port is not None else "")
+    db = parts.path.lstrip("/") or query.get("db")
+    return shown + (f"/{db}" if db else "")
+
+
 class RedisLink:
     """A server's Redis: `url`, and `namespace`, the prefix of every key and channel
-    (default `mcpgen:{server name}`, so servers sharing one Redis keep apart while the
-    replicas of one server meet).
+    (default `default_namespace(server name)`, so servers sharing one Redis keep apart
+    while the replicas of one server meet).
 
     `client()` is the shared `redis.asyncio.Redis`, made on first use, on the event loop
     that serves; `check()` raises `RedisUnavailable` unless Redis answers a PING.
@@ -59,24 +92,31 @@ class RedisLink:
         if url is None:
             return None
         namespace = namespace or os.environ.get(NAMESPACE_VARIABLE)
-        return cls(url, namespace=namespace or f"mcpgen:{server_name}")
+        return cls(url, namespace=namespace or default_namespace(server_name))
 
     @property
     def shown_url(self) -> str:
-        """The URL without its password, for messages and logs."""
-        parts = urlsplit(self.url)
-        if parts.password is None:
-            return self.url
-        host = parts.hostname or ""
-        if ":" in host:
-            host = f"[{host}]"
-        netloc = f"{parts.username or ''}:***@{host}"
-        if parts.port is not None:
-            netloc += f":{parts.port}"
-        return urlunsplit(parts._replace(netloc=netloc))
+        """The URL as it may be shown: scheme, host, port and database (`shown_url`)."""
+        return shown_url(self.url)
+
+    def redact(self, text: str) -> str:
+        """`text` (an exception's, say) with this link's URL shown as `shown_url` and
+        every secret of it (user-info, query values) replaced by `***`: redis-py and the
+        libraries under it may quote the URL, or part of it, in what they raise."""
+        text = text.replace(self.url, self.shown_url)
+        for secret in sorted(_secrets_of(self.url), key=len, reverse=True):
+            text = text.replace(secret, "***")
+        return text
+
+    def describe(self, error: BaseException) -> str:
+        """What to say of `error` in a message or a log line: its type and its text,
+        redacted."""
+        text = self.redact(str(error))
+        return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
     def key(self, *parts: str) -> str:
-        """The name of a key or channel in this server's namespace."""
+        """The name of a key or channel in this server's namespace: the namespace, then
+        `parts`, joined by `:`. Every key and channel the runtime uses is named here."""
         return ":".join((self.namespace, *parts))
 
     def client(self) -> redis.asyncio.Redis:
@@ -109,10 +149,10 @@ class RedisLink:
         try:
             # redis-py types ping() as sync-or-async; the asyncio client's is a coroutine.
             await cast(Awaitable[bool], client.ping())
-        except Exception as error:  # redis-py's errors, OSError, timeouts: all say "no"
+        except Exception as error:  # noqa: BLE001 (redis-py's, OSError, timeouts: "no")
             raise RedisUnavailable(
-                f"cannot reach Redis at {self.shown_url}: {error or type(error).__name__}"
-            ) from error
+                f"cannot reach Redis at {self.shown_url}: {self.describe(error)}"
+            ) from None  # the cause's own text could show the URL unredacted
         finally:
             await client.aclose()
 
@@ -121,3 +161,21 @@ class RedisLink:
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
+
+
+def _secrets_of(url: str) -> set[str]:
+    """The credentials in `url`, as written and decoded: the user-info, and the
+    `password` and `username` redis-py reads from the query."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return set()
+    userinfo = parts.netloc.rpartition("@")[0]
+    found = set(userinfo.split(":", 1)) if userinfo else set()
+    found |= {
+        value
+        for name, value in parse_qsl(parts.query)
+        if name.lower() in ("password", "username")
+    }
+    found |= {unquote(value) for value in found}
+    return {value for value in found if value}

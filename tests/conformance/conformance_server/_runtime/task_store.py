@@ -10,7 +10,7 @@ the same interface with the same answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -25,11 +25,25 @@ class TaskLimits:
     """What tasks may cost a server (one store and its runner).
 
     - `max_tasks`: tasks kept at once, finished ones included until their ttl ends.
+      When the store is full, a new task takes the place of a finished task of the
+      caller that keeps the most (more than the new task's caller keeps), the one
+      whose ttl ends first; with none such, it is refused. So callers that keep
+      many finished tasks cannot lock others out: they lose their oldest results.
     - `max_tasks_per_owner`: tasks one owner (one `quota_key`) may have kept at once.
+      At that bound, a new task takes the place of one of its own cancelled tasks
+      (cancelling frees a place); with none, it is refused.
     - `max_working_per_owner`: tasks one owner may have not yet finished at once.
+    - `max_working_per_network`: tasks the anonymous HTTP callers of one network (an
+      IPv4 /24, an IPv6 /48) may have not yet finished at once, together. Each
+      anonymous caller (an IPv4 address, an IPv6 /64) has its own per-owner bounds;
+      this keeps one network's many addresses from running every task the store
+      may keep, which no finished task can be evicted to make room for.
     - `default_ttl`, `max_ttl`: milliseconds a task is kept from its creation, when
       the caller asks for none, and at most (a longer ask gets `max_ttl`). Once its
       ttl is over, a task is deleted, and its work cancelled if still running.
+    - `max_anonymous_ttl`: the longest ttl (ms) of an anonymous HTTP caller's task
+      (no authorization context): what a caller that cannot be told apart holds, it
+      holds for an hour at most, not the day `max_ttl` allows.
     - `poll_interval`: milliseconds a caller is asked to wait between polls.
     - `max_result_bytes`: the largest outcome kept (as JSON); a larger result ends
       the task `failed` with an internal error instead.
@@ -46,8 +60,10 @@ class TaskLimits:
     max_tasks: int = 10_000
     max_tasks_per_owner: int = 1_000
     max_working_per_owner: int = 100
+    max_working_per_network: int = 200
     default_ttl: int = 60 * 60 * 1000
     max_ttl: int = 24 * 60 * 60 * 1000
+    max_anonymous_ttl: int = 60 * 60 * 1000
     poll_interval: int = 1000
     max_result_bytes: int = 4 * 1024 * 1024
     max_stored_bytes: int = 256 * 1024 * 1024
@@ -59,8 +75,10 @@ class TaskLimits:
             "max_tasks",
             "max_tasks_per_owner",
             "max_working_per_owner",
+            "max_working_per_network",
             "default_ttl",
             "max_ttl",
+            "max_anonymous_ttl",
             "poll_interval",
             "max_result_bytes",
             "max_stored_bytes",
@@ -75,11 +93,15 @@ class TaskLimits:
         ):
             raise ValueError("TaskLimits.lease must be a positive number of seconds")
 
-    def ttl_for(self, requested: float | None) -> int:
-        """The ttl a task gets (ms) when the caller asks for `requested` (None: none)."""
+    def ttl_for(self, requested: float | None, *, anonymous: bool = False) -> int:
+        """The ttl a task gets (ms) when the caller asks for `requested` (None: none);
+        `anonymous`: an anonymous HTTP caller's (`max_anonymous_ttl`)."""
+        longest = (
+            min(self.max_ttl, self.max_anonymous_ttl) if anonymous else self.max_ttl
+        )
         if requested is None:
-            return min(self.default_ttl, self.max_ttl)
-        return max(1, min(int(requested), self.max_ttl))
+            return min(self.default_ttl, longest)
+        return max(1, min(int(requested), longest))
 
 
 class TaskStore(Protocol):
@@ -102,13 +124,15 @@ class TaskStore(Protocol):
         ttl: int | None,
         *,
         quota_key: str | None = None,
+        network: str | None = None,
         request: Mapping[str, Any] | None = None,
-        scopes: Sequence[str] = (),
     ) -> Task:
         """A new `working` task with an unguessable id; `ttl` is the caller's ask (ms;
         None: none), bounded by `limits.ttl_for`. Per-owner limits count by
-        `quota_key` (default: `owner`). `request` and `scopes` are kept with it
-        (`Task`). Raises `TaskLimitReached`."""
+        `quota_key` (default: `owner`). `network`, for an anonymous HTTP caller (see
+        `task_quota.caller_quota`): the network its `max_working_per_network` counts
+        by; its ttl is bounded by `max_anonymous_ttl` too. When full, a place is made
+        as `TaskLimits` says (evicting a finished task). Raises `TaskLimitReached`."""
         ...
 
     async def get(self, task_id: str, owner: str) -> Task | None:

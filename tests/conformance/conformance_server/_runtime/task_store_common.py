@@ -42,20 +42,20 @@ def new_task(
     request: Mapping[str, Any] | None,
     limits: TaskLimits,
     now: float,
-    scopes: Sequence[str] = (),
+    anonymous: bool = False,
 ) -> Task:
     """A `working` task created at `now`, with an unguessable id and the ttl `limits`
-    grant the caller's ask (`TaskStore.create`)."""
+    grant the caller's ask (`TaskStore.create`; `anonymous`: an anonymous HTTP
+    caller's)."""
     return Task(
         task_id=secrets.token_urlsafe(24),
         owner=owner,
         status="working",
         created_at=now,
         last_updated_at=now,
-        ttl=limits.ttl_for(ttl),
+        ttl=limits.ttl_for(ttl, anonymous=anonymous),
         poll_interval=limits.poll_interval,
         request=dict(request or {}),
-        scopes=tuple(scopes),
     )
 
 
@@ -68,7 +68,8 @@ def too_many_tasks(limits: TaskLimits) -> TaskLimitReached:
 def too_many_kept(limits: TaskLimits) -> TaskLimitReached:
     return TaskLimitReached(
         f"A caller may have at most {limits.max_tasks_per_owner} tasks kept; "
-        "cancel some, or wait for their ttl to end."
+        "cancel one (a new task takes a cancelled one's place), or wait for their "
+        "ttl to end."
     )
 
 
@@ -88,6 +89,13 @@ def too_large(limits: TaskLimits) -> str:
     return (
         "The task's result is larger than the server keeps "
         f"({limits.max_result_bytes} bytes)."
+    )
+
+
+def too_many_working_nearby(limits: TaskLimits) -> TaskLimitReached:
+    return TaskLimitReached(
+        f"Callers of one network may have at most {limits.max_working_per_network} "
+        "tasks running at once without authorization; wait for one to finish."
     )
 
 

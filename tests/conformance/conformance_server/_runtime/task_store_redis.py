@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from .log import logger
@@ -44,6 +44,7 @@ from .task_store_common import (
     too_many_kept,
     too_many_tasks,
     too_many_working,
+    too_many_working_nearby,
 )
 from .task_store_redis_format import (
     SCRIPTS,
@@ -100,22 +101,24 @@ class RedisTaskStore:
         ttl: int | None,
         *,
         quota_key: str | None = None,
+        network: str | None = None,
         request: Mapping[str, Any] | None = None,
-        scopes: Sequence[str] = (),
     ) -> Task:
         self._start_background()
         limits = self.limits
         now = self.clock()
-        task = new_task(owner, ttl, request, limits, now, scopes)
+        task = new_task(owner, ttl, request, limits, now, network is not None)
         quota = owner if quota_key is None else quota_key
         answer = await self._run(
             "create",
             task.task_id,
             digest(quota),
             digest(owner),
+            "" if network is None else digest(network),
             limits.max_tasks,
             limits.max_tasks_per_owner,
             limits.max_working_per_owner,
+            limits.max_working_per_network,
             repr(task.expires_at),
             repr(now + limits.lease),
             int((task.ttl / 1000 + GRACE) * 1000),
@@ -126,6 +129,7 @@ class RedisTaskStore:
             b"tasks": too_many_tasks,
             b"kept": too_many_kept,
             b"working": too_many_working,
+            b"network": too_many_working_nearby,
         }.get(answer if isinstance(answer, bytes) else b"")
         if refusal is not None:
             raise refusal(limits)
@@ -353,7 +357,9 @@ class RedisTaskStore:
                 raise
             except Exception as error:  # noqa: BLE001
                 # Redis restarted or is unreachable: waiters poll meanwhile.
-                logger.warning("task events from Redis interrupted: %s", error)
+                logger.warning(
+                    "task events from Redis interrupted: %s", self.link.describe(error)
+                )
                 self._wake_all()
             finally:
                 await asyncio.shield(pubsub.aclose())  # type: ignore[no-untyped-call]
@@ -398,4 +404,6 @@ class RedisTaskStore:
                 await self._renew_held()
                 await self.expire()
             except Exception as error:  # noqa: BLE001
-                logger.warning("task leases could not be renewed: %s", error)
+                logger.warning(
+                    "task leases could not be renewed: %s", self.link.describe(error)
+                )

@@ -16,6 +16,11 @@ The keys under the prefix P:
 - `P..'owner:'..o`: an owner's task ids, scored by creation sequence (`tasks/list`);
 - `P..'kept:'..q`, `P..'working:'..q`: a quota key's kept and unfinished task ids,
   scored by when their ttl ends (so an entry a crash left behind still leaves);
+- `P..'ended:'..q`, `P..'cancelled:'..q`: a quota key's ended (and of those, its
+  cancelled) task ids, scored likewise: the places a new task may take;
+- `P..'holders'`: the quota keys with an ended task, scored by how many tasks each
+  keeps (the largest holder loses an ended task when the store is full);
+- `P..'network:'..n`: the unfinished task ids of an anonymous caller's network;
 - `P..'leases'`: the ids of tasks that run somewhere, scored by when their lease ends;
 - `P..'seq'` (creation counter), `P..'stored'` (bytes of the outcomes kept);
 - the channel `P..'events'`: `{"ended": id}` when a task ends or is deleted, and
@@ -45,13 +50,26 @@ local function publish_ended(id)
   redis.call('PUBLISH', P .. 'events', cjson.encode({ended = id}))
 end
 
+-- Keep the quota key's place in 'holders' (its kept count) as it is now.
+local function rank(quota)
+  if redis.call('ZCARD', P .. 'ended:' .. quota) > 0 then
+    redis.call('ZADD', P .. 'holders', redis.call('ZCARD', P .. 'kept:' .. quota), quota)
+    redis.call('PEXPIRE', P .. 'holders', keep_ms)
+  else
+    redis.call('ZREM', P .. 'holders', quota)
+  end
+end
+
 local function drop(id)
   local h = P .. 'task:' .. id
-  local f = redis.call('HMGET', h, 'quota', 'okey', 'size')
+  local f = redis.call('HMGET', h, 'quota', 'okey', 'size', 'net')
   if f[1] then
-    redis.call('ZREM', P .. 'kept:' .. f[1], id)
-    redis.call('ZREM', P .. 'working:' .. f[1], id)
+    for _, index in ipairs({'kept:', 'working:', 'ended:', 'cancelled:'}) do
+      redis.call('ZREM', P .. index .. f[1], id)
+    end
+    rank(f[1])
   end
+  if f[4] and f[4] ~= '' then redis.call('ZREM', P .. 'network:' .. f[4], id) end
   if f[2] then redis.call('ZREM', P .. 'owner:' .. f[2], id) end
   local size = tonumber(f[3] or '0') or 0
   if size > 0 and redis.call('EXISTS', P .. 'stored') == 1 then
@@ -67,11 +85,23 @@ end
 
 local function finish(id, status, message, outcome, size)
   local h = P .. 'task:' .. id
-  local quota = redis.call('HGET', h, 'quota')
+  local f = redis.call('HMGET', h, 'quota', 'net')
+  local quota, net = f[1], f[2]
   redis.call('HSET', h, 'status', status, 'message', message, 'outcome', outcome,
     'size', size, 'details', '{}', 'updated', now_text)
   redis.call('ZREM', P .. 'working:' .. quota, id)
+  if net and net ~= '' then redis.call('ZREM', P .. 'network:' .. net, id) end
   redis.call('ZREM', P .. 'leases', id)
+  local expires = redis.call('ZSCORE', P .. 'all', id)
+  if expires then
+    local places = {P .. 'ended:' .. quota}
+    if status == 'cancelled' then table.insert(places, P .. 'cancelled:' .. quota) end
+    for _, key in ipairs(places) do
+      redis.call('ZADD', key, expires, id)
+      redis.call('PEXPIRE', key, keep_ms)
+    end
+    rank(quota)
+  end
   if tonumber(size) > 0 then
     redis.call('INCRBY', P .. 'stored', size)
     redis.call('PEXPIRE', P .. 'stored', keep_ms)
@@ -114,30 +144,57 @@ end
 """
 
 CREATE = """
-local id, quota, okey = ARGV[6], ARGV[7], ARGV[8]
-local max_tasks, max_kept, max_working = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
-local expires, lease, hash_ms = ARGV[12], ARGV[13], tonumber(ARGV[14])
+local id, quota, okey, net = ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local max_tasks, max_kept = tonumber(ARGV[10]), tonumber(ARGV[11])
+local max_working, max_network = tonumber(ARGV[12]), tonumber(ARGV[13])
+local expires, lease, hash_ms = ARGV[14], ARGV[15], tonumber(ARGV[16])
 sweep(1000)
 local kept, working = P .. 'kept:' .. quota, P .. 'working:' .. quota
+local network = P .. 'network:' .. net
 redis.call('ZREMRANGEBYSCORE', kept, '-inf', now_text)
 redis.call('ZREMRANGEBYSCORE', working, '-inf', now_text)
-if redis.call('ZCARD', P .. 'all') >= max_tasks then return 'tasks' end
-if redis.call('ZCARD', kept) >= max_kept then return 'kept' end
 if redis.call('ZCARD', working) >= max_working then return 'working' end
+if net ~= '' then
+  redis.call('ZREMRANGEBYSCORE', network, '-inf', now_text)
+  if redis.call('ZCARD', network) >= max_network then return 'network' end
+end
+-- The refusals above evict nothing; from here on, a place is made if one may be.
+if redis.call('ZCARD', kept) >= max_kept then
+  local mine = redis.call('ZRANGE', P .. 'cancelled:' .. quota, 0, 0)
+  if #mine == 0 then return 'kept' end
+  drop(mine[1])
+end
+if redis.call('ZCARD', P .. 'all') >= max_tasks then
+  local top = redis.call('ZREVRANGE', P .. 'holders', 0, 0)
+  if #top == 0 or redis.call('ZCARD', P .. 'kept:' .. top[1]) <= redis.call('ZCARD', kept) then
+    return 'tasks'
+  end
+  local first = redis.call('ZRANGE', P .. 'ended:' .. top[1], 0, 0)
+  if #first == 0 then
+    rank(top[1])
+    return 'tasks'
+  end
+  drop(first[1])
+end
 local seq = redis.call('INCR', P .. 'seq')
 local h = P .. 'task:' .. id
-redis.call('HSET', h, 'seq', seq, 'quota', quota, 'okey', okey, 'size', 0,
-  unpack(ARGV, 15))
+redis.call('HSET', h, 'seq', seq, 'quota', quota, 'okey', okey, 'net', net, 'size', 0,
+  unpack(ARGV, 17))
 redis.call('PEXPIRE', h, hash_ms)
 redis.call('ZADD', P .. 'all', expires, id)
 redis.call('ZADD', kept, expires, id)
 redis.call('ZADD', working, expires, id)
 redis.call('ZADD', P .. 'owner:' .. okey, seq, id)
 redis.call('ZADD', P .. 'leases', lease, id)
-for _, key in ipairs({P .. 'seq', P .. 'all', kept, working, P .. 'owner:' .. okey,
-                      P .. 'leases'}) do
+local touched = {P .. 'seq', P .. 'all', kept, working, P .. 'owner:' .. okey, P .. 'leases'}
+if net ~= '' then
+  redis.call('ZADD', network, expires, id)
+  table.insert(touched, network)
+end
+for _, key in ipairs(touched) do
   redis.call('PEXPIRE', key, keep_ms)
 end
+rank(quota)
 return seq
 """
 

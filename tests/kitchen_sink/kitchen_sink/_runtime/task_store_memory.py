@@ -8,9 +8,10 @@ tasks: `task_store_redis.RedisTaskStore`, shared by replicas, answers the same w
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -28,6 +29,7 @@ from .task_store_common import (
     too_many_kept,
     too_many_tasks,
     too_many_working,
+    too_many_working_nearby,
 )
 from .tasks import (
     Task,
@@ -43,6 +45,7 @@ class _Entry:
     task: Task
     sequence: int
     quota_key: str
+    network: str | None
     outcome: TaskOutcome | None = None
     size: int = 0
     ended: anyio.Event = field(default_factory=anyio.Event)
@@ -62,6 +65,16 @@ class InMemoryTaskStore:
         self._entries: dict[str, _Entry] = {}
         self._kept: Counter[str] = Counter()
         self._working: Counter[str] = Counter()
+        self._network_working: Counter[str] = Counter()
+        # Per quota key, its ended tasks, and its cancelled ones: the places a new
+        # task may take (`TaskLimits.max_tasks`, `max_tasks_per_owner`).
+        self._ended: dict[str, _Places] = {}
+        self._cancelled: dict[str, _Places] = {}
+        # (when its ttl ends, id) of every task kept, and of some already dropped (a
+        # place taken): `_expire` pops what is due, in O(log n) a task rather than a
+        # scan of every task on every request, which a full store made the cost of
+        # each new task.
+        self._deadlines: list[tuple[float, str]] = []
         self._sequence = 0
         self._stored = 0  # bytes of the outcomes kept
 
@@ -71,23 +84,37 @@ class InMemoryTaskStore:
         ttl: int | None,
         *,
         quota_key: str | None = None,
+        network: str | None = None,
         request: Mapping[str, Any] | None = None,
-        scopes: Sequence[str] = (),
     ) -> Task:
         self._expire()
         quota = owner if quota_key is None else quota_key
         limits = self.limits
-        if len(self._entries) >= limits.max_tasks:
-            raise too_many_tasks(limits)
-        if self._kept[quota] >= limits.max_tasks_per_owner:
-            raise too_many_kept(limits)
         if self._working[quota] >= limits.max_working_per_owner:
             raise too_many_working(limits)
-        task = new_task(owner, ttl, request, limits, self.clock(), scopes)
+        if (
+            network is not None
+            and self._network_working[network] >= limits.max_working_per_network
+        ):
+            raise too_many_working_nearby(limits)
+        # The refusals above evict nothing; from here on, a place is made if one may be.
+        if self._kept[quota] >= limits.max_tasks_per_owner:
+            if not self._cancelled.get(quota):
+                raise too_many_kept(limits)
+            self._drop(self._cancelled[quota].first())
+        if len(self._entries) >= limits.max_tasks:
+            holder = self._largest_holder()
+            if holder is None or self._kept[holder] <= self._kept[quota]:
+                raise too_many_tasks(limits)
+            self._drop(self._ended[holder].first())
+        task = new_task(owner, ttl, request, limits, self.clock(), network is not None)
         self._sequence += 1
-        self._entries[task.task_id] = _Entry(task, self._sequence, quota)
+        self._entries[task.task_id] = _Entry(task, self._sequence, quota, network)
+        heapq.heappush(self._deadlines, (task.expires_at, task.task_id))
         self._kept[quota] += 1
         self._working[quota] += 1
+        if network is not None:
+            self._network_working[network] += 1
         return task
 
     async def get(self, task_id: str, owner: str) -> Task | None:
@@ -198,21 +225,38 @@ class InMemoryTaskStore:
         pass  # nothing runs in the background
 
     def _expire(self) -> list[str]:
-        now = self.clock()
-        gone = [
-            task_id
-            for task_id, entry in self._entries.items()
-            if entry.task.expires_at <= now
-        ]
-        for task_id in gone:
-            entry = self._entries.pop(task_id)
-            self._stored -= entry.size
-            self._kept[entry.quota_key] -= 1
-            if not entry.task.terminal:
-                self._working[entry.quota_key] -= 1
-            entry.ended.set()
-            self.signals.ended(task_id)
+        now, deadlines, gone = self.clock(), self._deadlines, []
+        while deadlines and deadlines[0][0] <= now:
+            _, task_id = heapq.heappop(deadlines)
+            if task_id in self._entries:  # else its place was taken already
+                self._drop(task_id)
+                gone.append(task_id)
         return gone
+
+    def _drop(self, task_id: str) -> None:
+        """Delete the task (its ttl ended, or a new task takes its place)."""
+        entry = self._entries.pop(task_id)
+        self._stored -= entry.size
+        quota = entry.quota_key
+        self._kept[quota] -= 1
+        if not self._kept[quota]:
+            del self._kept[quota]
+        if entry.task.terminal:
+            _discard(self._ended, quota, task_id)
+            _discard(self._cancelled, quota, task_id)
+        else:
+            self._count_working(entry, -1)
+        entry.ended.set()
+        self.signals.ended(task_id)
+
+    def _largest_holder(self) -> str | None:
+        """The quota key that keeps the most tasks, among those with an ended one."""
+        return max(self._ended, key=self._kept.__getitem__, default=None)
+
+    def _count_working(self, entry: _Entry, change: int) -> None:
+        self._working[entry.quota_key] += change
+        if entry.network is not None:
+            self._network_working[entry.network] += change
 
     def _entry(self, task_id: str, owner: str | None = None) -> _Entry | None:
         entry = self._entries.get(task_id) if isinstance(task_id, str) else None
@@ -238,6 +282,44 @@ class InMemoryTaskStore:
             last_updated_at=self.clock(),
         )
         entry.outcome = outcome
-        self._working[entry.quota_key] -= 1
+        self._count_working(entry, -1)
+        places = [self._ended] + ([self._cancelled] if status == "cancelled" else [])
+        for index in places:
+            index.setdefault(entry.quota_key, _Places()).add(entry.task)
         entry.ended.set()
         self.signals.ended(entry.task.task_id)
+
+
+def _discard(index: dict[str, _Places], quota: str, task_id: str) -> None:
+    places = index.get(quota)
+    if places is not None:
+        places.discard(task_id)
+        if not places:
+            del index[quota]
+
+
+class _Places:
+    """One quota key's tasks that may give up their place to a new task; `first()`, the
+    one whose ttl ends first (the least its caller loses), in O(log n)."""
+
+    def __init__(self) -> None:
+        self._ends: dict[str, float] = {}
+        self._heap: list[tuple[float, str]] = []  # and ids discarded since, skipped
+
+    def __bool__(self) -> bool:
+        return bool(self._ends)
+
+    def add(self, task: Task) -> None:
+        self._ends[task.task_id] = task.expires_at
+        heapq.heappush(self._heap, (task.expires_at, task.task_id))
+
+    def discard(self, task_id: str) -> None:
+        self._ends.pop(task_id, None)
+        if len(self._heap) > 2 * len(self._ends) + 16:  # mostly discarded: rebuild
+            self._heap = [(end, task_id) for task_id, end in self._ends.items()]
+            heapq.heapify(self._heap)
+
+    def first(self) -> str:
+        while self._heap[0][1] not in self._ends:
+            heapq.heappop(self._heap)
+        return self._heap[0][1]

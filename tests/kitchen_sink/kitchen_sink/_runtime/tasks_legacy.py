@@ -60,6 +60,7 @@ from pydantic import BaseModel, ValidationError
 from .auth_scopes import required_scopes
 from .context import InputRequest, InputResponse
 from .errors import INVALID_PARAMS
+from .task_quota import caller_quota
 from .tasks import (
     Task,
     TaskAlreadyTerminal,
@@ -81,8 +82,6 @@ if TYPE_CHECKING:
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 SESSION_HEADER = "mcp-session-id"
-PRINCIPAL = "principal:"
-"""How `tasks_modern.caller` begins an owner that is an authorization context."""
 ANYONE = ""
 """The owner of a task made where there is no session (stateless HTTP)."""
 METHOD_NOT_FOUND = -32601
@@ -209,10 +208,12 @@ class LegacyTasks:
 
         try:
             owner = self._owner(ctx)
+            quota_key, network = caller_quota(owner, ctx.request)
             task = await self.runner.start(
                 work,
                 owner=owner,
-                quota_key=_quota_key(ctx, owner),
+                quota_key=quota_key,
+                network=network,
                 ttl=params.task.ttl,
                 request={"name": params.name},
                 scopes=required_scopes(),
@@ -407,17 +408,6 @@ class LegacyTaskContext(TaskContext):
             )
         finally:
             await self.control.set_status("working")
-
-
-def _quota_key(ctx: ServerRequestContext[Any, Any], owner: str) -> str:
-    """Whose per-caller bounds (`TaskLimits`) a new task counts against: its owner's
-    when that is an authorization context; else, over HTTP, its caller's address, so
-    that one client cannot take every task a server runs by opening more sessions (a
-    proxy's clients share the proxy's: give them tokens); on stdio, the one client's."""
-    if owner.startswith(PRINCIPAL):
-        return owner
-    host = getattr(getattr(ctx.request, "client", None), "host", None)
-    return f"address:{host}" if isinstance(host, str) else owner
 
 
 def _status_teller(connection: Any) -> Callable[[Task], Awaitable[None]]:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp_types as types
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.provider import AccessToken, principal_components
+from mcp.server.auth.provider import principal_components
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
@@ -50,7 +50,6 @@ from mcp_types.jsonrpc import HEADER_MISMATCH, METHOD_NOT_FOUND
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .auth_scopes import required_scopes
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CAPABILITY
 from .log import logger
 from .task_escalation import (
@@ -59,6 +58,7 @@ from .task_escalation import (
     InputWaits,
     ModernTaskContext,
 )
+from .task_quota import PRINCIPAL, caller_quota
 from .tasks import (
     Task,
     TaskAlreadyTerminal,
@@ -69,7 +69,6 @@ from .tasks import (
     TaskRunner,
     call_params,
     protocol_error,
-    seen_task,
 )
 
 if TYPE_CHECKING:
@@ -219,14 +218,15 @@ class ModernTasks:
 
         request = {"name": params.name, "arguments": params.arguments or {}}
         owner = caller()
+        quota_key, network = caller_quota(owner, ctx.request)
         try:
             return await self.runner.start(
                 work,
                 owner=owner,
                 ttl=None,
-                quota_key=owner or _peer(ctx),
+                quota_key=quota_key,
+                network=network,
                 request=request,
-                scopes=required_scopes(),
             )
         except BaseException as exc:
             call.cancel()
@@ -238,7 +238,9 @@ class ModernTasks:
         self, ctx: ServerRequestContext[Any, Any], task_id: str
     ) -> dict[str, Any]:
         store, owner = self.runner.store, caller()
-        task = await seen_task(store, task_id, owner)
+        task = await store.get(task_id, owner)
+        if task is None:
+            raise TaskNotFound(task_id)
         body = task_wire(task)
         if task.status == "input_required":
             body["inputRequests"] = dict(task.details.get("inputRequests") or {})
@@ -255,7 +257,9 @@ class ModernTasks:
     ) -> dict[str, Any]:
         params = _params(ctx, _UpdateParams)
         store = self.runner.store
-        await seen_task(store, task_id, caller())
+        task = await store.get(task_id, caller())
+        if task is None:
+            raise TaskNotFound(task_id)
         outstanding = self.waits.answer(task_id, params.input_responses)
         if outstanding is None:
             # The task's handler waits in another replica: the answers go there.
@@ -295,10 +299,8 @@ class ModernTasks:
     async def _cancel(
         self, ctx: ServerRequestContext[Any, Any], task_id: str
     ) -> dict[str, Any]:
-        owner = caller()
-        await seen_task(self.runner.store, task_id, owner)
         try:
-            await self.runner.cancel(task_id, owner)
+            await self.runner.cancel(task_id, caller())
         except TaskAlreadyTerminal:
             pass  # SEP-2663: the same acknowledgement; the task stays as it ended
         return {}
@@ -328,22 +330,9 @@ def takes_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
 def caller() -> str:
     """Whose tasks these are: the principal of the request's access token; "" without one."""
     token = get_access_token()
-    return "" if token is None else owner_of(token)
-
-
-def owner_of(access: AccessToken) -> str:
-    """The owner of the tasks a caller with `access` makes: its principal."""
-    return "principal:" + json.dumps(principal_components(access))
-
-
-def _peer(ctx: ServerRequestContext[Any, Any]) -> str:
-    """Whose quota an anonymous caller's tasks count against (`TaskLimits`' per-owner
-    bounds): its network address on HTTP, so that one client cannot use up what all the
-    others may run; on stdio there is one client. Behind a proxy, every client is the
-    proxy: give callers an authorization context to count them apart."""
-    client = getattr(ctx.request, "client", None)
-    host = getattr(client, "host", None)
-    return f"address:{host}" if isinstance(host, str) else ""
+    if token is None:
+        return ""
+    return PRINCIPAL + json.dumps(principal_components(token))
 
 
 def task_wire(task: Task) -> dict[str, Any]:

@@ -1,1 +1,0 @@
-# Jinja2 templates for generated packages; installed as mcpgen.templates.
