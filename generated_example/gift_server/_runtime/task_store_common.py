@@ -43,6 +43,7 @@ def new_task(
     limits: TaskLimits,
     now: float,
     anonymous: bool = False,
+    scopes: Sequence[str] = (),
 ) -> Task:
     """A `working` task created at `now`, with an unguessable id and the ttl `limits`
     grant the caller's ask (`TaskStore.create`; `anonymous`: an anonymous HTTP
@@ -56,6 +57,7 @@ def new_task(
         ttl=limits.ttl_for(ttl, anonymous=anonymous),
         poll_interval=limits.poll_interval,
         request=dict(request or {}),
+        scopes=tuple(scopes),
     )
 
 

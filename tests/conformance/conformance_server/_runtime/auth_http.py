@@ -19,7 +19,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -30,10 +30,16 @@ from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.shared.uri_template import UriTemplate
 
 from .auth_log import caller_address, refusals
+from .auth_scopes import Named, named_entities, named_task, requiring, reset_required
 from .http_guard import ASGIApp, Receive, Scope, Send, replaying
 from .http_sessions import client_of
+from .log import logger
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
+
+TaskScopes = Callable[[str, AccessToken], Awaitable[Sequence[str]]]
+"""`await task_scopes(task_id, access)`: the scopes kept with the task, if the
+caller with `access` owns it; () otherwise."""
 
 # The metadata is public, and browser clients fetch it from their own origin (with an
 # MCP-Protocol-Version header, hence a preflight): any origin may read it.
@@ -129,25 +135,30 @@ class Authorization:
         )
 
     def needed_for(self, message: Any) -> list[str]:
-        """The scopes calling what a JSON-RPC `message` (or batch) calls needs, besides
-        the server-wide ones."""
+        """The scopes calling what a JSON-RPC `message` (or batch) names needs, besides
+        the server-wide ones: every tool, prompt, resource or template it names, by
+        any method (auth_scopes.ENTITY_METHODS). A task's scopes are kept with the
+        task (`AuthGuard` asks its store)."""
         if isinstance(message, list):
             return _union(self.needed_for(item) for item in message)
-        if not isinstance(message, dict) or not isinstance(message.get("params"), dict):
+        if not isinstance(message, dict):
             return []
-        method, params = message.get("method"), message["params"]
-        if method == "tools/call":
-            return list(self.tools.get(str(params.get("name")), ()))
-        if method == "prompts/get":
-            return list(self.prompts.get(str(params.get("name")), ()))
-        if method == "resources/read":
-            uri = str(params.get("uri"))
-            if uri in self.resources:
-                return list(self.resources[uri])
-            for template, scopes in self.templates:
-                if template.match(uri) is not None:
-                    return list(scopes)
-        return []
+        return _union(self.scopes_of(named) for named in named_entities(message))
+
+    def scopes_of(self, named: Named) -> tuple[str, ...]:
+        """The scopes of one named entity; () for one without (or unknown)."""
+        kind, name = named
+        if kind == "tool":
+            return self.tools.get(name, ())
+        if kind == "prompt":
+            return self.prompts.get(name, ())
+        if name in self.resources:
+            return self.resources[name]
+        for template, scopes in self.templates:
+            # A completion names a template by its `uriTemplate`; a read, by a URI.
+            if template.template == name or template.match(name) is not None:
+                return scopes
+        return ()
 
 
 def deployed(
@@ -178,6 +189,12 @@ class AuthGuard:
 
     Place it after a middleware that reads the whole body into one message
     (`RequestGuard`): the guard reads the JSON-RPC message to know what it calls.
+
+    A request about a task (`tasks/get`, say) needs the scopes the request that made
+    the task needed: `task_scopes(task_id, access)` answers them from the task store
+    (() for a task the caller does not own or that does not exist, which the task
+    methods then answer as not found). What the guard required of a request is left
+    in `auth_scopes.required_scopes()` for its handlers, so a task keeps it.
     """
 
     def __init__(
@@ -187,10 +204,12 @@ class AuthGuard:
         authorization: Authorization,
         verifier: TokenVerifier,
         mcp_path: str = "/mcp",
+        task_scopes: TaskScopes | None = None,
     ) -> None:
         self.app = app
         self.authorization = authorization
         self.verifier = verifier
+        self.task_scopes = task_scopes
         self.metadata_paths = authorization.metadata_paths(mcp_path)
         self.metadata_body = json.dumps(dict(authorization.metadata)).encode()
         # Without per-call scopes the body need not be looked into.
@@ -233,7 +252,15 @@ class AuthGuard:
         if self.per_call:
             message = await receive()
             receive = replaying(message, receive)
-            needed = _union([needed, self._needed(message)])
+            parsed = _parsed(message)
+            try:
+                of_tasks = await self._of_tasks(parsed, access)
+            except Exception:  # noqa: BLE001
+                # The task store cannot say (Redis away): refuse rather than guess.
+                logger.warning("task scopes could not be read", exc_info=True)
+                await self._unavailable(send, 1.0)
+                return
+            needed = _union([needed, self.authorization.needed_for(parsed), of_tasks])
         if not set(needed) <= set(access.scopes):
             await self._challenge(
                 send, 403, "insufficient_scope", "More scope needed", needed
@@ -242,10 +269,22 @@ class AuthGuard:
         user = AuthenticatedUser(access)
         scope["user"] = user
         reset = auth_context_var.set(user)
+        required = requiring(needed)
         try:
             await self.app(scope, receive, send)
         finally:
+            reset_required(required)
             auth_context_var.reset(reset)
+
+    async def _of_tasks(self, message: Any, access: AccessToken) -> list[str]:
+        """The scopes kept with the tasks a message (or batch) names."""
+        if self.task_scopes is None:
+            return []
+        items = message if isinstance(message, list) else [message]
+        task_ids = [named_task(item) for item in items if isinstance(item, dict)]
+        return _union(
+            [await self.task_scopes(task_id, access) for task_id in task_ids if task_id]
+        )
 
     async def _access(self, scope: Scope, send: Send) -> AccessToken | None:
         """The access the request's bearer token grants, or None once the refusal
@@ -301,15 +340,6 @@ class AuthGuard:
         headers = [(b"content-type", b"application/json"), (b"retry-after", seconds)]
         await _send(send, status, body, headers)
 
-    def _needed(self, message: Mapping[str, Any]) -> list[str]:
-        if message.get("type") != "http.request" or not message.get("body"):
-            return []
-        try:
-            parsed = json.loads(message["body"])
-        except (ValueError, UnicodeDecodeError):
-            return []  # the transport answers the parse error
-        return self.authorization.needed_for(parsed)
-
     async def _challenge(
         self,
         send: Send,
@@ -336,6 +366,17 @@ class AuthGuard:
             (b"www-authenticate", ("Bearer " + ", ".join(parts)).encode()),
         ]
         await _send(send, status, body, headers)
+
+
+def _parsed(message: Mapping[str, Any]) -> Any:
+    """The JSON-RPC message (or batch) of a request's body; None when there is none,
+    or it is no JSON (the transport answers the parse error)."""
+    if message.get("type") != "http.request" or not message.get("body"):
+        return None
+    try:
+        return json.loads(message["body"])
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 async def _send(

@@ -10,7 +10,7 @@ the same interface with the same answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -126,13 +126,15 @@ class TaskStore(Protocol):
         quota_key: str | None = None,
         network: str | None = None,
         request: Mapping[str, Any] | None = None,
+        scopes: Sequence[str] = (),
     ) -> Task:
         """A new `working` task with an unguessable id; `ttl` is the caller's ask (ms;
         None: none), bounded by `limits.ttl_for`. Per-owner limits count by
         `quota_key` (default: `owner`). `network`, for an anonymous HTTP caller (see
         `task_quota.caller_quota`): the network its `max_working_per_network` counts
         by; its ttl is bounded by `max_anonymous_ttl` too. When full, a place is made
-        as `TaskLimits` says (evicting a finished task). Raises `TaskLimitReached`."""
+        as `TaskLimits` says (evicting a finished task). `request` and `scopes`
+        are kept with it (`Task`). Raises `TaskLimitReached`."""
         ...
 
     async def get(self, task_id: str, owner: str) -> Task | None:

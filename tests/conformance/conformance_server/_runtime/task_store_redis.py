@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .log import logger
@@ -103,11 +103,12 @@ class RedisTaskStore:
         quota_key: str | None = None,
         network: str | None = None,
         request: Mapping[str, Any] | None = None,
+        scopes: Sequence[str] = (),
     ) -> Task:
         self._start_background()
         limits = self.limits
         now = self.clock()
-        task = new_task(owner, ttl, request, limits, now, network is not None)
+        task = new_task(owner, ttl, request, limits, now, network is not None, scopes)
         quota = owner if quota_key is None else quota_key
         answer = await self._run(
             "create",

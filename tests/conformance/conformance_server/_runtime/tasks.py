@@ -29,12 +29,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import mcp_types as types
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import methods
@@ -65,8 +66,11 @@ class Task:
 
     `request` is what the era layer chose to keep of the request that made the task
     (2026-07-28 re-runs a tool call that needed input); `details` is JSON the era
-    layer attaches to the current status (2026-07-28's `inputRequests`, say). Neither
-    is shown by `to_wire()`.
+    layer attaches to the current status (2026-07-28's `inputRequests`, say).
+    `scopes` are the scopes the request that made the task needed (the server-wide
+    ones and its tool's): every later request about the task needs them too, so a
+    token without them cannot read what a better-scoped one of the same principal
+    started. None of these is shown by `to_wire()`.
     """
 
     task_id: str
@@ -79,6 +83,7 @@ class Task:
     status_message: str | None = None
     request: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
+    scopes: tuple[str, ...] = ()
 
     @property
     def terminal(self) -> bool:
@@ -163,6 +168,24 @@ class TaskLimitReached(Exception):
 
 class InvalidTaskCursor(ValueError):
     """A `tasks/list` cursor that this store did not issue for this owner."""
+
+
+def caller_may_see(task: Task) -> bool:
+    """Whether the request being served carries a token with the task's scopes (no
+    token: stdio, or HTTP without authorization, where tasks keep no scopes). Over
+    HTTP the authorization guard has refused a request naming such a task already;
+    this keeps `tasks/list` from listing it, and holds where no guard runs."""
+    access = get_access_token()
+    return access is None or set(task.scopes) <= set(access.scopes)
+
+
+async def seen_task(store: TaskStore, task_id: str, owner: str) -> Task:
+    """`owner`'s task as the caller may see it; `TaskNotFound` when it is not there
+    for them (unknown, another owner's, or beyond the token's scopes)."""
+    task = await store.get(task_id, owner)
+    if task is None or not caller_may_see(task):
+        raise TaskNotFound(task_id)
+    return task
 
 
 def protocol_error(exc: Exception) -> MCPError:
@@ -267,15 +290,22 @@ class TaskRunner:
         quota_key: str | None = None,
         network: str | None = None,
         request: Mapping[str, Any] | None = None,
+        scopes: Sequence[str] = (),
         listener: StatusListener | None = None,
     ) -> Task:
         """Create a task and run `work` for it in the background; the new task
         (`working`). Raises `TaskLimitReached`. `listener` hears of every later
         status, the terminal one included. `quota_key`, `network`: as
-        `TaskStore.create` takes them (`task_quota.caller_quota`)."""
+        `TaskStore.create` takes them (`task_quota.caller_quota`); `scopes`: see
+        `Task.scopes`."""
         await self._expire()
         task = await self.store.create(
-            owner, ttl, quota_key=quota_key, network=network, request=request
+            owner,
+            ttl,
+            quota_key=quota_key,
+            network=network,
+            request=request,
+            scopes=scopes,
         )
         control = TaskControl(self, task, listener)
         self._running[task.task_id] = asyncio.get_running_loop().create_task(

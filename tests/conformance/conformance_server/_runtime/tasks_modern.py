@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp_types as types
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.provider import principal_components
+from mcp.server.auth.provider import AccessToken, principal_components
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
@@ -50,6 +50,7 @@ from mcp_types.jsonrpc import HEADER_MISMATCH, METHOD_NOT_FOUND
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .auth_scopes import required_scopes
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CAPABILITY
 from .log import logger
 from .task_escalation import (
@@ -69,6 +70,7 @@ from .tasks import (
     TaskRunner,
     call_params,
     protocol_error,
+    seen_task,
 )
 
 if TYPE_CHECKING:
@@ -227,6 +229,7 @@ class ModernTasks:
                 quota_key=quota_key,
                 network=network,
                 request=request,
+                scopes=required_scopes(),
             )
         except BaseException as exc:
             call.cancel()
@@ -238,9 +241,7 @@ class ModernTasks:
         self, ctx: ServerRequestContext[Any, Any], task_id: str
     ) -> dict[str, Any]:
         store, owner = self.runner.store, caller()
-        task = await store.get(task_id, owner)
-        if task is None:
-            raise TaskNotFound(task_id)
+        task = await seen_task(store, task_id, owner)
         body = task_wire(task)
         if task.status == "input_required":
             body["inputRequests"] = dict(task.details.get("inputRequests") or {})
@@ -257,9 +258,7 @@ class ModernTasks:
     ) -> dict[str, Any]:
         params = _params(ctx, _UpdateParams)
         store = self.runner.store
-        task = await store.get(task_id, caller())
-        if task is None:
-            raise TaskNotFound(task_id)
+        await seen_task(store, task_id, caller())
         outstanding = self.waits.answer(task_id, params.input_responses)
         if outstanding is None:
             # The task's handler waits in another replica: the answers go there.
@@ -299,8 +298,10 @@ class ModernTasks:
     async def _cancel(
         self, ctx: ServerRequestContext[Any, Any], task_id: str
     ) -> dict[str, Any]:
+        owner = caller()
+        await seen_task(self.runner.store, task_id, owner)
         try:
-            await self.runner.cancel(task_id, caller())
+            await self.runner.cancel(task_id, owner)
         except TaskAlreadyTerminal:
             pass  # SEP-2663: the same acknowledgement; the task stays as it ended
         return {}
@@ -330,9 +331,12 @@ def takes_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
 def caller() -> str:
     """Whose tasks these are: the principal of the request's access token; "" without one."""
     token = get_access_token()
-    if token is None:
-        return ""
-    return PRINCIPAL + json.dumps(principal_components(token))
+    return "" if token is None else owner_of(token)
+
+
+def owner_of(access: AccessToken) -> str:
+    """The owner of the tasks a caller with `access` makes: its principal."""
+    return PRINCIPAL + json.dumps(principal_components(access))
 
 
 def task_wire(task: Task) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -86,6 +86,7 @@ class InMemoryTaskStore:
         quota_key: str | None = None,
         network: str | None = None,
         request: Mapping[str, Any] | None = None,
+        scopes: Sequence[str] = (),
     ) -> Task:
         self._expire()
         quota = owner if quota_key is None else quota_key
@@ -107,7 +108,9 @@ class InMemoryTaskStore:
             if holder is None or self._kept[holder] <= self._kept[quota]:
                 raise too_many_tasks(limits)
             self._drop(self._ended[holder].first())
-        task = new_task(owner, ttl, request, limits, self.clock(), network is not None)
+        task = new_task(
+            owner, ttl, request, limits, self.clock(), network is not None, scopes
+        )
         self._sequence += 1
         self._entries[task.task_id] = _Entry(task, self._sequence, quota, network)
         heapq.heappush(self._deadlines, (task.expires_at, task.task_id))
