@@ -100,7 +100,7 @@ def _flag_rows(parser: argparse.ArgumentParser) -> list[list[str]]:
 
 def _usage(parser: argparse.ArgumentParser) -> str:
     """The usage line, at a fixed width whatever the terminal (the page stays the same)."""
-    parser.formatter_class = functools.partial(argparse.HelpFormatter, width=100)  # type: ignore[assignment]
+    parser.formatter_class = functools.partial(argparse.HelpFormatter, width=100)
     return parser.format_usage().strip()
 
 
@@ -200,7 +200,7 @@ def _default(field: dataclasses.Field[Any]) -> str:
             return f"{code(value)} ({size} {unit})"
         return code(value)
     if field.default_factory is not dataclasses.MISSING:
-        return code(f"{field.default_factory.__name__}()")  # type: ignore[union-attr]
+        return code(f"{getattr(field.default_factory, '__name__', 'factory')}()")
     return "required"
 
 
@@ -481,10 +481,11 @@ def _constants() -> dict[int, list[str]]:
     return named
 
 
-def errors_page() -> str:
+def errors_page(described: dict[int, str] | None = None) -> str:
+    meanings = ERROR_CODES if described is None else described
     found = runtime_codes()
-    missing = sorted(set(found) - set(ERROR_CODES))
-    gone = sorted(set(ERROR_CODES) - set(found))
+    missing = sorted(set(found) - set(meanings))
+    gone = sorted(set(meanings) - set(found))
     if missing or gone:
         raise ReferenceError(
             f"error codes: in the runtime but not described in docs_hooks/reference.py: {missing}; "
@@ -492,7 +493,7 @@ def errors_page() -> str:
         )
     names = _constants()
     rows = [
-        [code(number), ", ".join(code(n) for n in names.get(number, [])), cell(ERROR_CODES[number]),
+        [code(number), ", ".join(code(n) for n in names.get(number, [])), cell(meanings[number]),
          ", ".join(code(f) for f in sorted(found[number]))]
         for number in sorted(found, reverse=True)
     ]
