@@ -286,6 +286,11 @@ FATES: dict[str, Fate] = {
         ("test_the_benchmark_commands_take_their_flags", "tests/test_benchmarks.py::test_generation_prints_its_tables"),
         "minutes each on a quiet machine, measurements only; tests/test_benchmarks.py runs their quick variants",
     ),
+    "docs/contributing/index.md: The docs site: sh": Fate(
+        "mkdocs build --strict",
+        ("tests/test_docs_site.py::test_the_site_builds_with_strict_warnings",),
+        "`mkdocs serve` serves until it is stopped; the test runs the build",
+    ),
     "docs/contributing/fuzzing.md: Fuzzing: sh": Fate("MCPGEN_FUZZ_EXAMPLES=10000", ("test_the_pytest_commands_select_tests",), PYTEST_ITSELF),
 }
 
