@@ -20,6 +20,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -453,6 +456,16 @@ def test_the_example_serves_from_the_root() -> None:
 # --- deployment ----------------------------------------------------------------------------------
 
 
+def status_of(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return 0
+
+
 @pytest.mark.slow  # redis-server, three replicas and HAProxy, as the guide starts them
 def test_the_plain_process_deployment_serves(project: Path, tmp_path: Path) -> None:
     """The deployment guide's plain processes, run as written from the quickstart's folder with
@@ -481,6 +494,12 @@ def test_the_plain_process_deployment_serves(project: Path, tmp_path: Path) -> N
                 wait_for_port(int(ports[port]), shell_process, timeout=60)
         except (RuntimeError, TimeoutError) as error:
             pytest.fail(f"{error}\n{log.read_text(errors='replace')}", pytrace=False)
+        # HAProxy sends work to a replica once two health checks a second apart found it ready.
+        ready = f"http://127.0.0.1:{balancer}/readyz"
+        deadline = time.monotonic() + 60
+        while status_of(ready) != 200:
+            assert time.monotonic() < deadline, f"no replica ready behind HAProxy\n{log.read_text(errors='replace')}"
+            time.sleep(0.2)
         through = f"http://127.0.0.1:{balancer}/mcp"
         for mode in ("auto", "legacy"):
             assert anyio.run(tool_names, through, mode) == ["suggest_gifts"], mode
