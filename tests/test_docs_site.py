@@ -233,3 +233,13 @@ def test_the_renamed_keywords_are_the_clients_own(pages: dict[str, str]) -> None
         assert f"`{name}`" in page
     for name in ("uri", "value", "result", "arguments", "reference"):
         assert name in CLIENT.method_names and f"`{name}` is `{name}_`" in page
+
+
+def test_the_readme_links_to_pages_that_exist() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    local = [link for link in links if not link.startswith(("http://", "https://"))]
+    assert "docs/tutorial.md" in local and "docs/how-to/deployment.md" in local
+    for link in local:
+        assert (ROOT / link).exists(), f"the README links to {link}, which does not exist"
+    assert len(readme.splitlines()) <= 300, "the README is a front door: at most 300 lines"
