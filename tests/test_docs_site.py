@@ -21,9 +21,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, imported, write_spec
+from mcp import Client
 
-from mcpgen.cli import _parser
+from mcpgen.cli import _parser, main
 from mcpgen.ir.module_names import CLIENT
 from mcpgen.runtime.limits import Limits
 from mcpgen.runtime.task_store import TaskLimits
@@ -243,3 +244,47 @@ def test_the_readme_links_to_pages_that_exist() -> None:
     for link in local:
         assert (ROOT / link).exists(), f"the README links to {link}, which does not exist"
     assert len(readme.splitlines()) <= 300, "the README is a front door: at most 300 lines"
+
+
+RENAMED_SPEC = """\
+mcpgen: 1
+server: {name: renamed, version: "1"}
+tools:
+  fetch:
+    inputSchema:
+      type: object
+      properties:
+        uri: {type: string}
+        uri_: {type: string}
+        value: {type: integer}
+        result: {type: boolean}
+        arguments: {type: string}
+        reference: {type: string}
+        plain: {type: string}
+      required: [uri]
+    outputSchema:
+      type: object
+      properties: {echo: {type: object}}
+      required: [echo]
+"""
+
+
+@pytest.mark.slow  # builds with the real generator
+@pytest.mark.anyio
+async def test_the_renamed_keywords_are_what_the_reference_says(tmp_path: Path) -> None:
+    """The page's examples, on a built client: each name the client binds gets a trailing
+    underscore (`uri` beside a property `uri_` gets two), and the wire keeps the spec's names."""
+    import inspect
+
+    assert main(["build", str(write_spec(tmp_path, RENAMED_SPEC))]) == 0
+    with imported("renamed", tmp_path) as package:
+        keywords = list(inspect.signature(package.RenamedClient.fetch).parameters)
+        assert keywords == ["self", "uri__", "uri_", "value_", "result_", "arguments_", "reference_", "plain", "on_progress"]
+
+        class Echo(package.Handlers):  # type: ignore[misc, name-defined]
+            async def fetch(self, args, ctx):  # type: ignore[no-untyped-def]
+                return {"echo": args.model_dump(mode="json", by_alias=True, exclude_unset=True)}
+
+        async with package.RenamedClient(Client(package.create_server(Echo()))) as client:
+            result = await client.fetch(uri__="https://example.com", value_=1, reference_="r")
+    assert result.echo == {"uri": "https://example.com", "value": 1, "reference": "r"}
