@@ -221,6 +221,11 @@ def settings_table(cls: type, *, per_field: bool) -> str:
     return table(header, rows)
 
 
+def _lowered(text: str) -> str:
+    """A sentence continued after a colon: its first letter in lower case."""
+    return text[:1].lower() + text[1:]
+
+
 def _first_paragraph(cls: type) -> str:
     return cell(inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0])
 
@@ -250,6 +255,9 @@ SERVER_VARIABLES: dict[str, str] = {
     "MCP_UPSTREAM_URL": "Forwarding packages (`server.upstream`): the API's base URL; default: "
     "`server.upstream.url`. Required when the spec has none.",
     "MCP_UPSTREAM_AUTHORIZATION": "Forwarding packages: a whole `Authorization` header value, sent on every request.",
+    "MCP_UPSTREAM_REDIRECTS": "Forwarding packages: which of the API's redirects are followed: `same-origin` (the "
+    "default), `none`, or `any` (other origins too, without credentials); `UpstreamSettings(redirects=...)` wins "
+    "over it.",
     "MCP_UPSTREAM_<SCHEME>": "Forwarding packages: the credential of one security scheme, its name in upper snake "
     "case (`api_key` -> `MCP_UPSTREAM_API_KEY`, `bearerAuth` -> `MCP_UPSTREAM_BEARER_AUTH`): an API key, "
     "`user:password` for HTTP basic, a token for bearer, OAuth 2 and OpenID Connect schemes.",
@@ -330,7 +338,7 @@ def server_page() -> str:
             settings_table(TaskLimits, per_field=True),
             "\n## `UpstreamSettings` {#upstreamsettings}\n\n",
             "Forwarding packages (`server.upstream`) only: ",
-            cell(inspect.cleandoc(UpstreamSettings.__doc__ or "")),
+            _lowered(cell(inspect.cleandoc(UpstreamSettings.__doc__ or ""))),
             " (`mcpgen/runtime/upstream.py`).\n\n",
             settings_table(UpstreamSettings, per_field=False),
             "\n## Authorization settings {#authorization}\n\n",
