@@ -3,9 +3,9 @@
 
 Everything else that numbers the stages derives from `STAGES` and is checked against it by
 tests/test_layout.py: each stage package's docstring starts with its stage's `title`, the
-README's pipeline table ("The pipeline, one package per stage") has one row per stage, in
-this order, with its title and packages, and a module imports only modules of its own
-stage or of stages with a lower number (`TYPE_CHECKING` and function-level imports
+contributor guide's pipeline table (docs/contributing/index.md, "The pipeline, one package per
+stage") has one row per stage, in this order, with its title and packages, and a module
+imports only modules of its own stage or of stages with a lower number (`TYPE_CHECKING` and function-level imports
 included). Two stages may share a number when they stand side by side: then neither
 imports the other (write and compare). Stage 0 is what every stage may use.
 """

@@ -79,10 +79,23 @@ tools:
 
 def readme_block(language: str, after: str) -> str:
     """The first ```language block of the README after the text `after`."""
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index(after)
-    match = re.compile(rf"```{language}\n(.*?)```", re.DOTALL).search(readme, start)
-    assert match, f"no {language} block after {after!r}"
+    return doc_block("../README.md", language, after)
+
+
+DOCS = ROOT / "docs"
+
+
+def doc_text(page: str) -> str:
+    """A page of the docs site, by its path under docs/ (`how-to/deployment.md`)."""
+    return (DOCS / page).read_text(encoding="utf-8")
+
+
+def doc_block(page: str, language: str, after: str) -> str:
+    """The first ```language block of a docs page (under docs/) after the text `after`."""
+    text = doc_text(page)
+    start = text.index(after)
+    match = re.compile(rf"```{language}\n(.*?)```", re.DOTALL).search(text, start)
+    assert match, f"no {language} block in {page} after {after!r}"
     return match.group(1)
 
 

@@ -1,5 +1,5 @@
 """deploy/compose.yaml and deploy/haproxy.cfg agree with each other, with the runtime and
-with the README, which shows them as they are; the tests' HAProxy runs that very
+with the deployment guide (docs/how-to/deployment.md), which shows them as they are; the tests' HAProxy runs that very
 haproxy.cfg (services.HAPROXY_CONFIG; test_load_balancer.py)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import ROOT, readme_block
+from helpers import ROOT, doc_block
 from services import HAPROXY_CONFIG, REPLICA_VARIABLES, require_program
 
 from mcpgen.runtime.http_health import HEALTH_PATH, READY_PATH
@@ -37,9 +37,9 @@ def seconds(duration: str) -> float:
     return float(match.group(1))
 
 
-def test_the_readme_shows_the_files_as_they_are() -> None:
-    assert readme_block("yaml", "## Deployment") == COMPOSE_TEXT
-    assert readme_block("haproxy", "## Deployment") == HAPROXY_TEXT
+def test_the_docs_show_the_files_as_they_are() -> None:
+    assert doc_block("how-to/deployment.md", "yaml", "## Docker Compose") == COMPOSE_TEXT
+    assert doc_block("how-to/deployment.md", "haproxy", "## Docker Compose") == HAPROXY_TEXT
 
 
 def test_the_tests_run_the_haproxy_cfg_compose_mounts() -> None:

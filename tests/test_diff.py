@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import BASE_SPEC, ROOT, readme_block, spec_text, write_spec
+from helpers import BASE_SPEC, ROOT, doc_block, spec_text, write_spec
 
 from mcpgen.cli import main
 from mcpgen.compare.changes import Change
@@ -631,8 +631,8 @@ def test_against_a_git_ref(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     )
     status, _, err = run_diff(capsys, "--against", "no-such-branch", str(spec))
     assert status == 2 and "'no-such-branch' is not a commit" in err
-    # The README's CI recipe, on a clone's view of the main branch.
-    recipe = readme_block("yaml", "### Breaking changes")
+    # The docs' CI recipe, on a clone's view of the main branch.
+    recipe = doc_block("how-to/breaking-changes.md", "yaml", "## In CI")
     assert "fetch-depth: 0" in recipe
     command = next(line.split("run: ", 1)[1] for line in recipe.splitlines() if "mcpgen diff" in line)
     arguments = command.split()[2:-1]

@@ -142,7 +142,7 @@ def breaking_changes(old: Json, new: Json, variance: Variance) -> list[str]:
     before, after = Document(old, SourceMap("old.yaml"), ()), Document(new, SourceMap("new.yaml"), ())
     comparison.compare(Node.top(before, "v"), Node.top(after, "v"))
     rules = [change.rule for change in comparison.changes if change.severity != "info"]
-    # oasdiff's choice, documented in the README: a new optional property of an open object is
+    # oasdiff's choice, documented in docs/how-to/breaking-changes.md: a new optional property of an open object is
     # not breaking, though the object accepted any value under that name before.
     if variance == "input" and any(change.rule == "WIRE/property-added" for change in comparison.changes):
         rules.append("WIRE/property-added")

@@ -2,7 +2,7 @@
 JSON-RPC messages over stdio and Streamable HTTP.
 
 Each campaign runs a bounded number of examples; `MCPGEN_FUZZ_EXAMPLES=10000` runs a long
-one (see the README, Development).
+one (see docs/contributing/fuzzing.md).
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def specs(draw: Any) -> dict[str, Json]:
         if draw(st.booleans()):
             tool["annotations"] = {"title": draw(texts), "readOnlyHint": draw(st.booleans())}
         if draw(st.booleans()):
-            # Not null at its top level: the SDK leaves such a key out on 2026-07-28 (see the README).
+            # Not null at its top level: the SDK leaves such a key out on 2026-07-28 (see docs/contributing/fuzzing.md).
             tool["_meta"] = draw(st.dictionaries(st.text(max_size=10), json_values.filter(lambda v: v is not None), max_size=3))
         if draw(st.booleans()):  # a tree: its children are the arguments again (`$ref: "#"`)
             tool["inputSchema"]["properties"]["kids"] = {"type": "array", "items": {"$ref": "#"}}
@@ -518,7 +518,7 @@ INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized
 EXPECTED_TOOLS = json.loads((GENERATED / "schema.json").read_text(encoding="utf-8"))["tools/list"]["tools"]
 
 
-# Requests nested deeper than this may be dropped by the SDK's JSON parser (see the README).
+# Requests nested deeper than this may be dropped by the SDK's JSON parser (see docs/contributing/fuzzing.md).
 DEPTH_ANSWERED = 100
 
 
@@ -545,7 +545,7 @@ def request_id(line: bytes) -> tuple[bool, Any]:
 
     It must: a JSON object with `"jsonrpc": "2.0"`, a string or integer id, a string method
     and params that are absent or an object, nested at most DEPTH_ANSWERED deep. The SDK
-    drops other lines without an answer (see the README)."""
+    drops other lines without an answer (see docs/contributing/fuzzing.md)."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 3 * depth(line) + 1000))  # the deepest lines are 5000 deep
     try:

@@ -413,7 +413,7 @@ class SuiteFile:
 
 
 # Legal JSON Schema that mcpgen refuses on purpose, with a positioned build error: a
-# `default` its own schema rejects is a mistake in a contract (README, "What build checks").
+# `default` its own schema rejects is a mistake in a contract (docs/reference/spec.md, "What build checks").
 _INVALID_DEFAULT = "mcpgen refuses, by design, a default that its own schema rejects"
 REJECTED_BY_DESIGN: list[tuple[str, str, str]] = [
     ("default.json", "invalid type for default", _INVALID_DEFAULT),

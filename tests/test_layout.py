@@ -1,7 +1,7 @@
 """The house rules of the generator's own code, all derived from the one declaration of the
 stages (`mcpgen.stages.STAGES`): a module imports only its own stage and earlier ones
 (`TYPE_CHECKING` imports included), no import circles, each stage package's docstring and
-the README's pipeline table agree with the declaration, few modules loose at the top, the
+the contributor guide's pipeline table (docs/contributing/index.md) agree with the declaration, few modules loose at the top, the
 runtime stands alone, and the package list in pyproject.toml is complete."""
 
 from __future__ import annotations
@@ -165,9 +165,9 @@ def test_each_stage_package_says_its_stage(stage: Stage, package: str) -> None:
     assert " ".join(docstring.split()).startswith(stage.title), f"{package}: start its docstring with {stage.title!r}"
 
 
-def _readme_pipeline_rows() -> list[tuple[str, str]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("### The pipeline, one package per stage", 1)[1].split("\n### ", 1)[0]
+def _docs_pipeline_rows() -> list[tuple[str, str]]:
+    text = (ROOT / "docs" / "contributing" / "index.md").read_text(encoding="utf-8")
+    section = text.split("## The pipeline, one package per stage", 1)[1].split("\n## ", 1)[0]
     rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| ") and not line.startswith("| ---")]
     return [(cells[0].removeprefix("| "), cells[1]) for cells in rows[1:]]
 
@@ -177,12 +177,12 @@ def _where(package: str) -> str:
     return f"`{path.parent.relative_to(ROOT).as_posix()}/`" if path.name == "__init__.py" else f"`{path.relative_to(ROOT).as_posix()}`"
 
 
-def test_the_readme_pipeline_table_follows_the_stages() -> None:
+def test_the_docs_pipeline_table_follows_the_stages() -> None:
     expected = [
         (f"{stage.number}. {stage.name}", ", ".join(_where(package) for package in stage.packages if package != "mcpgen"))
         for stage in STAGES
     ]
-    assert _readme_pipeline_rows() == expected
+    assert _docs_pipeline_rows() == expected
 
 
 def test_the_runtime_imports_nothing_from_mcpgen() -> None:

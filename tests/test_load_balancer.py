@@ -110,9 +110,9 @@ def answer_of(response: httpx2.Response) -> dict[str, Any]:
 
 
 def test_a_session_whose_replica_died_gets_404_from_another(three: tuple[list[Replica], str]) -> None:
-    """What README's Deployment says: HAProxy sends the session's next request elsewhere
-    (a refused connection is redispatched), where the session is unknown: 404, and the
-    client knows to open a new one."""
+    """What the deployment guide (docs/how-to/deployment.md) says: HAProxy sends the
+    session's next request elsewhere (a refused connection is redispatched), where the
+    session is unknown: 404, and the client knows to open a new one."""
     started, url = three
     initialize = {
         "jsonrpc": "2.0",

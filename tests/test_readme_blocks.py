@@ -1,7 +1,8 @@
-"""Every fenced block of the README has a fate, in one table (FATES): the checks that run it,
-here or in another test file, or the reason it cannot run here (CI only, the network, pytest
-running itself). A block without an entry fails `test_every_block_has_a_fate`, so no new block
-slips in unchecked; a block rewritten in place fails it too until its entry is reviewed.
+"""Every fenced block of the README and of every page of the docs site (docs/**/*.md) has a
+fate, in one table (FATES): the checks that run it, here or in another test file, or the reason
+it cannot run here (CI only, the network, pytest running itself). A block without an entry fails
+`test_every_block_has_a_fate`, so no new block slips in unchecked; a block rewritten in place
+fails it too until its entry is reviewed.
 
 Commands run as the README prints them, through the shell, in a temporary project, with this
 virtual environment's `mcpgen`, `python` and `uvicorn` first on PATH; a server's port 8000
@@ -16,8 +17,12 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,16 +30,25 @@ from pathlib import Path
 import anyio
 import pytest
 import yaml
-from helpers import CORPUS, GIFT_SPEC, ROOT, listening
+from helpers import CORPUS, GIFT_SPEC, ROOT, free_port, listening
 from packaging.requirements import Requirement
+from services import require_program, wait_for_port
 
 from mcpgen.cli import _parser
 
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+
+
+def pages() -> list[Path]:
+    """The README and every page of the docs site, as committed (the generated reference pages
+    hold no blocks to run: tests/test_docs_site.py checks them)."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
 
 
 @dataclass(frozen=True)
 class Block:
+    page: str  # README.md, docs/tutorial.md, ...
     section: str  # the heading above it, without its hashes
     language: str
     text: str
@@ -52,12 +66,12 @@ def strip_comment(line: str) -> str:
     return re.sub(r"\s+#\s.*$", "", line).strip() if not line.startswith("#") else ""
 
 
-def readme_blocks(text: str | None = None) -> dict[str, Block]:
-    """Each fenced block, keyed `section: language` (`section: language #2` for the second one
-    of that language in the same section)."""
+def page_blocks(page: str, text: str) -> dict[str, Block]:
+    """Each fenced block of one page, keyed `page: section: language` (`... #2` for the second
+    one of that language in the same section)."""
     blocks: dict[str, Block] = {}
     section = ""
-    lines = (README.read_text(encoding="utf-8") if text is None else text).splitlines()
+    lines = text.splitlines()
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -68,15 +82,22 @@ def readme_blocks(text: str | None = None) -> dict[str, Block]:
             end = index + 1
             while not lines[end].startswith("```"):
                 end += 1
-            key = f"{section}: {fence[1] or 'plain'}"
+            key = f"{page}: {section}: {fence[1] or 'plain'}"
             count = 1
             while (f"{key} #{count}" if count > 1 else key) in blocks:
                 count += 1
             key = f"{key} #{count}" if count > 1 else key
-            text = "\n".join(lines[index + 1 : end]) + "\n"
-            blocks[key] = Block(section, fence[1], text, index + 1)
+            body = "\n".join(lines[index + 1 : end]) + "\n"
+            blocks[key] = Block(page, section, fence[1], body, index + 1)
             index = end
         index += 1
+    return blocks
+
+
+def all_blocks() -> dict[str, Block]:
+    blocks: dict[str, Block] = {}
+    for path in pages():
+        blocks.update(page_blocks(path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")))
     return blocks
 
 
@@ -91,104 +112,178 @@ FIRST_HOUR = "tests/test_first_hour.py::test_the_quickstart_in_a_fresh_virtual_e
 QUICKSTART = "tests/test_readme.py::test_quickstart_spec_builds_and_the_app_answers"
 TWO_COMMANDS = "tests/test_readme.py::test_the_two_commands_are_stated"
 PYTEST_ITSELF = "pytest running pytest; the checks collect what it selects"
+SAME_AS_TUTORIAL = "test_the_readme_quickstart_is_the_tutorials"  # the tutorial's block, whose checks run it
 
 FATES: dict[str, Fate] = {
-    "Two commands: sh": Fate("pip install -e . && mcpgen build", (FIRST_HOUR, TWO_COMMANDS)),
-    "Two commands: sh #2": Fate(
+    # README.md: the two commands, and the quickstart (the tutorial's blocks, in short:
+    # test_the_readme_quickstart_is_the_tutorials holds them equal)
+    "README.md: Two commands: sh": Fate("pip install -e . && mcpgen build", (FIRST_HOUR, TWO_COMMANDS)),
+    "README.md: Two commands: sh #2": Fate(
         'pip install -e ".[test]" && pytest', (TWO_COMMANDS, "test_the_pytest_commands_select_tests"), PYTEST_ITSELF
     ),
-    "1. Write a spec: yaml": Fate("# yaml-language-server", (QUICKSTART, FIRST_HOUR, "test_the_quickstart_serves")),
-    "1. Write a spec: text": Fate("spec.yaml:", ("test_validate_prints_the_quickstart_error",)),
-    "2. Build: sh": Fate("mcpgen build spec.yaml", ("test_the_quickstart_serves", FIRST_HOUR)),
-    "3. Implement the handlers: python": Fate("# app.py", (QUICKSTART, FIRST_HOUR, "test_the_quickstart_serves")),
-    "4. Serve: sh": Fate("python app.py", ("test_the_quickstart_serves", FIRST_HOUR)),
-    "4. Serve: python": Fate("# asgi.py", ("test_the_quickstart_serves",)),
-    "4. Serve: sh #2": Fate(
+    "README.md: 1. Write a spec: yaml": Fate("# yaml-language-server", (QUICKSTART, FIRST_HOUR, SAME_AS_TUTORIAL)),
+    "README.md: 2. Build: sh": Fate("mcpgen build spec.yaml", (FIRST_HOUR, SAME_AS_TUTORIAL)),
+    "README.md: 3. Implement the handlers: python": Fate("# app.py", (QUICKSTART, FIRST_HOUR, SAME_AS_TUTORIAL)),
+    "README.md: 4. Serve: sh": Fate("python app.py", (FIRST_HOUR, SAME_AS_TUTORIAL)),
+    "README.md: 5. Call it: python": Fate("import asyncio", (FIRST_HOUR, SAME_AS_TUTORIAL)),
+    # docs/tutorial.md
+    "docs/tutorial.md: 1. Write a spec: yaml": Fate("# yaml-language-server", ("test_the_quickstart_serves",)),
+    "docs/tutorial.md: 1. Write a spec: text": Fate("spec.yaml:", ("test_validate_prints_the_quickstart_error",)),
+    "docs/tutorial.md: 2. Build: sh": Fate("mcpgen build spec.yaml", ("test_the_quickstart_serves",)),
+    "docs/tutorial.md: 3. Implement the handlers: python": Fate("# app.py", ("test_the_quickstart_serves",)),
+    "docs/tutorial.md: 4. Serve: sh": Fate("python app.py", ("test_the_quickstart_serves",)),
+    "docs/tutorial.md: 4. Serve: python": Fate("# asgi.py", ("test_the_quickstart_serves",)),
+    "docs/tutorial.md: 4. Serve: sh #2": Fate(
         "export MCP_REQUEST_STATE_KEY",
         ("test_the_quickstart_serves", "tests/test_deployment.py::test_several_workers_answer_both_eras"),
     ),
-    "5. Call it: python": Fate("import asyncio", (FIRST_HOUR, "test_the_quickstart_serves")),
-    "5. Call it: python #2": Fate(
-        "async def subscribe(client: Client)",
-        ("tests/test_load_balancer.py::test_a_typed_client_opens_a_new_session_when_its_replica_stops",),
-        "a fragment on a server the example is not; the test subscribes again the same way, through HAProxy",
-    ),
-    "5. Call it: python #3": Fate(
-        "handle = await client.start_build_report",
-        ("tests/test_task_client.py::test_a_task_from_the_typed_client_in_memory",),
-        "a fragment on a tool the example has not; the test makes the same calls on a task tool",
-    ),
-    "5. Call it: sh": Fate("python generated_example/app.py --http", ("test_the_example_serves_from_the_root",)),
-    "Security: python": Fate(
-        "# asgi.py: the server behind a bearer token",
-        ("tests/test_security.py::test_the_bearer_token_example_guards_the_server",),
-    ),
-    "Deployment: text": Fate(
-        "                 clients, both eras",
-        ("tests/test_load_balancer.py::test_2026_requests_go_to_every_replica",),
-        "a drawing of the topology deploy/compose.yaml makes and the test starts",
-    ),
-    "Deployment: yaml": Fate(
-        "# Three replicas of one MCP server behind HAProxy",
-        (
-            "tests/test_deploy_files.py::test_the_readme_shows_the_files_as_they_are",
-            "tests/test_deploy_files.py::test_haproxy_sends_to_every_replica_where_it_listens",
-        ),
-        "Docker Compose does not run here: the load balancer tests start the same processes directly",
-    ),
-    "Deployment: haproxy": Fate(
-        "# HAProxy in front of the replicas",
-        (
-            "tests/test_deploy_files.py::test_the_readme_shows_the_files_as_they_are",
-            "tests/test_load_balancer.py::test_a_replica_killed_under_load_loses_only_its_own_calls",
-        ),
-    ),
-    "The generated package: toml": Fate("# pyproject.toml", ("test_the_linter_settings_leave_the_package_out",)),
-    "Start a project: sh": Fate(
+    "docs/tutorial.md: 5. Call it: python": Fate("import asyncio", ("test_the_quickstart_serves",)),
+    "docs/tutorial.md: 5. Call it: sh": Fate("python generated_example/app.py --http", ("test_the_example_serves_from_the_root",)),
+    # how-to guides
+    "docs/how-to/workflow.md: Start a project: sh": Fate(
         "mcpgen init my-server",
         ("test_init_and_its_app_serve", "tests/test_workflow.py::test_init_starts_a_project_that_serves_and_never_overwrites"),
     ),
-    "Import an existing server: sh": Fate(
+    "docs/how-to/import-a-server.md: Import an existing server: sh": Fate(
         'mcpgen import --stdio "python server.py"',
         ("test_the_import_commands_write_specs",),
         "the fourth command (uvx mcp-server-fetch) needs the network; tests/test_import_exact.py imports "
         "mcp-server-fetch from its capture and tests --stdio's KEY=VALUE words",
     ),
-    "Import an existing server: text": Fate(
+    "docs/how-to/import-a-server.md: Import an existing server: text": Fate(
         "http://127.0.0.1:8000/mcp: error:", ("test_import_prints_the_documented_refusals",)
     ),
-    "Import an existing server: text #2": Fate(
+    "docs/how-to/import-a-server.md: Import an existing server: text #2": Fate(
         "capture.json: warning:", ("test_import_prints_the_documented_reports",)
     ),
-    "Lint for the clients you target: sh": Fate("mcpgen lint spec.yaml", ("test_lint_prints_the_documented_finding",)),
-    "Lint for the clients you target: text": Fate("spec.yaml:44:9", ("test_lint_prints_the_documented_finding",)),
-    "In CI: yaml": Fate(
+    "docs/openapi.md: Serving an API: sh": Fate(
+        "mcpgen import --openapi petstore.yaml",
+        ("tests/test_forwarding_openapi.py::test_an_imported_petstore_forwards_to_prism",),
+        "petstore.example.com is no API; the test imports, builds and serves the petstore the same way, "
+        "with MCP_UPSTREAM_URL pointing at a Prism mock of it",
+    ),
+    "docs/openapi.md: Overriding an operation: python": Fate(
+        "from swagger_petstore import Context",
+        ("tests/test_forwarding_openapi.py::test_an_imported_petstore_forwards_to_prism",),
+        "a subclass of the petstore's ForwardingHandlers; the test serves the package it subclasses",
+    ),
+    "docs/openapi.md: Importing a document: sh": Fate(
+        "mcpgen import --openapi api.yaml",
+        (
+            "tests/test_openapi_import.py::test_filters_and_x_mcp_choose_and_name_the_tools",
+            "tests/test_openapi_import.py::test_a_document_by_url_resolves_a_relative_server_against_its_own_url",
+            "tests/test_openapi_import.py::test_lint_budget_prints_bytes_and_tokens_per_tool",
+        ),
+        "api.yaml and example.com stand for your document; the tests run the same flags on real ones",
+    ),
+    "docs/authorization.md: The spec: yaml": Fate(
+        "server:",
+        ("tests/test_authorization_spec.py::test_a_spec_with_authorization_validates_cleanly",),
+        "an excerpt of a spec (no tools' schemas); the test validates a whole spec with these keys",
+    ),
+    "docs/authorization.md: With a real authorization server: sh": Fate(
+        "export PATH=$PWD/.ci/_work/node",
+        ("tests/test_auth_oidc.py::test_the_typed_client_with_a_static_token",),
+        "starts the Node authorization server and curl; the test starts the same provider and server "
+        "and asks it for a client_credentials token",
+    ),
+    "docs/authorization.md: Clients: python": Fate(
+        "from notes import NotesClient",
+        (
+            "tests/test_auth_oidc.py::test_the_typed_client_with_a_static_token",
+            "tests/test_auth_oidc.py::test_the_typed_client_with_the_sdks_oauth_provider",
+        ),
+        "fragments (an `async with` outside a coroutine, the OAuth provider's arguments left out)",
+    ),
+    "docs/authorization.md: Why a token was refused: the server's log: text": Fate(
+        "WARNING notes.auth: access token refused (typ)",
+        ("tests/test_auth_introspection_abuse.py::test_a_refused_token_is_logged_with_why_and_the_setting_never_the_token",),
+        "log lines shown as an example; the test reads the same lines from a served package's stderr",
+    ),
+    "docs/reference/client.md: A lost session: python": Fate(
+        "async def subscribe(client: Client)",
+        ("tests/test_load_balancer.py::test_a_typed_client_opens_a_new_session_when_its_replica_stops",),
+        "a fragment on a server the example is not; the test subscribes again the same way, through HAProxy",
+    ),
+    "docs/authorization.md: Opaque tokens (introspection): sh": Fate(
+        "# the endpoint named by",
+        ("tests/test_auth_introspection_served.py::test_the_mcp_client_calls_with_an_opaque_token",),
+        "auth.example.com is no authorization server; the test serves with --introspection against a real one",
+    ),
+    "docs/how-to/tasks.md: Call a task from the typed client: python": Fate(
+        "handle = await client.start_build_report",
+        ("tests/test_task_client.py::test_a_task_from_the_typed_client_in_memory",),
+        "a fragment on a tool the example has not; the test makes the same calls on a task tool",
+    ),
+    "docs/how-to/deployment.md: Deployment: text": Fate(
+        "                 clients, both eras",
+        ("tests/test_load_balancer.py::test_2026_requests_go_to_every_replica",),
+        "a drawing of the topology deploy/compose.yaml makes and the test starts",
+    ),
+    "docs/how-to/deployment.md: Three replicas as plain processes: sh": Fate(
+        "# Redis, shared by the replicas", ("test_the_plain_process_deployment_serves",)
+    ),
+    "docs/how-to/deployment.md: Docker Compose: yaml": Fate(
+        "# Three replicas of one MCP server behind HAProxy",
+        (
+            "tests/test_deploy_files.py::test_the_docs_show_the_files_as_they_are",
+            "tests/test_deploy_files.py::test_haproxy_sends_to_every_replica_where_it_listens",
+        ),
+        "Docker Compose does not run here: the load balancer tests start the same processes directly",
+    ),
+    "docs/how-to/deployment.md: Docker Compose: haproxy": Fate(
+        "# HAProxy in front of the replicas",
+        (
+            "tests/test_deploy_files.py::test_the_docs_show_the_files_as_they_are",
+            "tests/test_load_balancer.py::test_a_replica_killed_under_load_loses_only_its_own_calls",
+            "test_the_plain_process_deployment_serves",
+        ),
+    ),
+    "docs/scale-out.md: Turning it on: sh": Fate(
+        "python app.py --http 0.0.0.0:8000 --redis",
+        (
+            "tests/test_redis_bus.py::test_a_call_on_one_replica_reaches_clients_of_another_in_both_eras",
+            "tests/test_redis_bus.py::test_redis_url_comes_from_the_environment",
+            "test_the_plain_process_deployment_serves",
+        ),
+        "`redis` is a host name inside Docker Compose; the tests and the plain-process guide use a local redis-server",
+    ),
+    "docs/how-to/lint.md: Lint for the clients you target: sh": Fate("mcpgen lint spec.yaml", ("test_lint_prints_the_documented_finding",)),
+    "docs/how-to/lint.md: Lint for the clients you target: text": Fate("spec.yaml:44:9", ("test_lint_prints_the_documented_finding",)),
+    "docs/how-to/ci.md: In CI: yaml": Fate(
         "# GitHub Actions",
         ("test_the_workflow_snippets_parse_and_name_real_commands",),
         "CI only: installs mcpgen from its git URL (the network); the check command is checked to parse, "
         "and tests/test_cli.py::test_check_passes_on_the_committed_packages runs it",
     ),
-    "Breaking changes: sh": Fate(
-        "mcpgen diff old.yaml spec.yaml",
-        ("test_diff_prints_the_documented_excerpt", "tests/test_diff.py::test_against_a_git_ref"),
-    ),
-    "Breaking changes: text": Fate("old.yaml:29:3", ("test_diff_prints_the_documented_excerpt",)),
-    "Breaking changes: yaml": Fate(
-        "# .github/workflows/contract.yml",
-        ("test_the_workflow_snippets_parse_and_name_real_commands", "tests/test_diff.py::test_against_a_git_ref"),
-        "CI only: a GitHub Actions workflow that installs mcpgen from its git URL",
-    ),
-    "As a pre-commit hook: yaml": Fate(
+    "docs/how-to/ci.md: As a pre-commit hook: yaml": Fate(
         "# .pre-commit-config.yaml",
         ("test_the_workflow_snippets_parse_and_name_real_commands", "tests/test_workflow.py::test_pre_commit_hooks_are_declared"),
         "needs pre-commit, which mcpgen does not install; its command is what test_check_passes_on_the_committed_packages runs",
     ),
-    "Development: sh": Fate(
+    "docs/how-to/breaking-changes.md: Breaking changes: sh": Fate(
+        "mcpgen diff old.yaml spec.yaml",
+        ("test_diff_prints_the_documented_excerpt", "tests/test_diff.py::test_against_a_git_ref"),
+    ),
+    "docs/how-to/breaking-changes.md: Breaking changes: text": Fate("old.yaml:29:3", ("test_diff_prints_the_documented_excerpt",)),
+    "docs/how-to/breaking-changes.md: In CI: yaml": Fate(
+        "# .github/workflows/contract.yml",
+        ("test_the_workflow_snippets_parse_and_name_real_commands", "tests/test_diff.py::test_against_a_git_ref"),
+        "CI only: a GitHub Actions workflow that installs mcpgen from its git URL",
+    ),
+    # reference and explanation
+    "docs/reference/package.md: The generated package: toml": Fate("# pyproject.toml", ("test_the_linter_settings_leave_the_package_out",)),
+    "docs/explanation/security.md: What you add: python": Fate(
+        "# asgi.py: the server behind a bearer token",
+        ("tests/test_security.py::test_the_bearer_token_example_guards_the_server",),
+    ),
+    # contributing
+    "docs/contributing/index.md: Development: sh": Fate(
         'pip install -e ".[test]" && pytest -m "not slow"',
         ("test_the_pytest_commands_select_tests", "test_the_quick_loop_takes_what_pyproject_says"),
         PYTEST_ITSELF,
     ),
-    "Fixtures to regenerate: sh": Fate(
+    "docs/contributing/index.md: Fixtures to regenerate: sh": Fate(
         "mcpgen build specs/gift_server.yaml && mcpgen build specs/conformance.yaml",
         (
             "tests/test_render.py::test_golden_rebuild_is_byte_identical",
@@ -199,29 +294,34 @@ FATES: dict[str, Fate] = {
         "rebuilding would rewrite the committed packages in the working tree; the golden tests hold them "
         "to what these commands write. The update runs are pytest running pytest",
     ),
-    "Fixtures to regenerate: sh #2": Fate(
+    "docs/contributing/index.md: Benchmarks: sh": Fate(
         "python benchmarks/generation.py",
         ("test_the_benchmark_commands_take_their_flags", "tests/test_benchmarks.py::test_generation_prints_its_tables"),
         "minutes each on a quiet machine, measurements only; tests/test_benchmarks.py runs their quick variants",
     ),
-    "Fuzzing: sh": Fate("MCPGEN_FUZZ_EXAMPLES=10000", ("test_the_pytest_commands_select_tests",), PYTEST_ITSELF),
+    "docs/contributing/index.md: The docs site: sh": Fate(
+        "mkdocs build --strict",
+        ("tests/test_docs_site.py::test_the_site_builds_with_strict_warnings",),
+        "`mkdocs serve` serves until it is stopped; the test runs the build",
+    ),
+    "docs/contributing/fuzzing.md: Fuzzing: sh": Fate("MCPGEN_FUZZ_EXAMPLES=10000", ("test_the_pytest_commands_select_tests",), PYTEST_ITSELF),
 }
 
 
 def block(key: str) -> Block:
-    return readme_blocks()[key]
+    return all_blocks()[key]
 
 
 # --- the table itself --------------------------------------------------------------------------
 
 
 def test_every_block_has_a_fate() -> None:
-    blocks = readme_blocks()
-    missing = {key: f"README.md:{b.line}" for key, b in blocks.items() if key not in FATES}
-    assert not missing, f"README blocks without an entry in FATES: {missing}"
-    assert not set(FATES) - set(blocks), f"FATES names blocks the README no longer has: {set(FATES) - set(blocks)}"
-    changed = {key: f"README.md:{b.line}" for key, b in blocks.items() if not b.text.startswith(FATES[key].starts)}
-    assert not changed, f"README blocks that no longer start as their FATES entry says (review it): {changed}"
+    blocks = all_blocks()
+    missing = {key: f"{b.page}:{b.line}" for key, b in blocks.items() if key not in FATES}
+    assert not missing, f"blocks without an entry in FATES: {missing}"
+    assert not set(FATES) - set(blocks), f"FATES names blocks the pages no longer have: {set(FATES) - set(blocks)}"
+    changed = {key: f"{b.page}:{b.line}" for key, b in blocks.items() if not b.text.startswith(FATES[key].starts)}
+    assert not changed, f"blocks that no longer start as their FATES entry says (review it): {changed}"
 
 
 def test_every_fate_names_checks_that_exist() -> None:
@@ -238,8 +338,24 @@ def test_every_fate_names_checks_that_exist() -> None:
 
 
 def test_the_table_finds_a_new_block() -> None:
-    text = README.read_text(encoding="utf-8") + "\n## Later\n\n```sh\nmcpgen new-command\n```\n"
-    assert readme_blocks(text).keys() - FATES.keys() == {"Later: sh"}
+    page = "docs/how-to/deployment.md"
+    text = (ROOT / page).read_text(encoding="utf-8") + "\n## Later\n\n```sh\nmcpgen new-command\n```\n"
+    assert page_blocks(page, text).keys() - FATES.keys() == {f"{page}: Later: sh"}
+
+
+def test_every_page_is_searched() -> None:
+    searched = {path.relative_to(ROOT).as_posix() for path in pages()}
+    assert {"README.md", "docs/tutorial.md", "docs/how-to/deployment.md", "docs/authorization.md"} <= searched
+    assert {b.page for b in all_blocks().values()} <= searched
+
+
+# The README's quickstart is the tutorial's, in short: the same blocks, so they cannot part.
+QUICKSTART_STEPS = ("1. Write a spec: yaml", "2. Build: sh", "3. Implement the handlers: python", "4. Serve: sh", "5. Call it: python")
+
+
+def test_the_readme_quickstart_is_the_tutorials() -> None:
+    for step in QUICKSTART_STEPS:
+        assert block(f"README.md: {step}").text == block(f"docs/tutorial.md: {step}").text, step
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -289,8 +405,11 @@ async def stdio_tool_names(command: str, cwd: Path, mode: str) -> list[str]:
         return [tool.name for tool in (await client.list_tools()).tools]
 
 
+TUTORIAL = "docs/tutorial.md: "
+
+
 def quickstart_spec() -> str:
-    return block("1. Write a spec: yaml").text
+    return block(TUTORIAL + "1. Write a spec: yaml").text
 
 
 @pytest.fixture(scope="module")
@@ -298,10 +417,10 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The quickstart's folder after steps 1-4: spec.yaml built with step 2's command, app.py, asgi.py."""
     folder = tmp_path_factory.mktemp("quickstart")
     (folder / "spec.yaml").write_text(quickstart_spec())
-    [build] = block("2. Build: sh").commands()
+    [build] = block(TUTORIAL + "2. Build: sh").commands()
     succeeds(build, folder)
-    (folder / "app.py").write_text(block("3. Implement the handlers: python").text)
-    (folder / "asgi.py").write_text(block("4. Serve: python").text)
+    (folder / "app.py").write_text(block(TUTORIAL + "3. Implement the handlers: python").text)
+    (folder / "asgi.py").write_text(block(TUTORIAL + "4. Serve: python").text)
     yield folder
 
 
@@ -315,13 +434,13 @@ def test_validate_prints_the_quickstart_error(tmp_path: Path) -> None:
     (tmp_path / "spec.yaml").write_text(quickstart_spec().replace("type: number", "type: nubmer"))
     done = shell("mcpgen validate spec.yaml", tmp_path)
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr == block("1. Write a spec: text").text
+    assert done.stderr == block(TUTORIAL + "1. Write a spec: text").text
 
 
 @pytest.mark.slow  # builds, serves over stdio, HTTP and uvicorn workers
 def test_the_quickstart_serves(project: Path) -> None:
     assert (project / "gift_server" / "server.py").is_file()  # "writes ./gift_server/"
-    stdio, http = block("4. Serve: sh").commands()
+    stdio, http = block(TUTORIAL + "4. Serve: sh").commands()
     for mode in ("auto", "legacy"):
         assert anyio.run(stdio_tool_names, stdio, project, mode) == ["suggest_gifts"], mode
     with listening(on_port(http), cwd=project, env=environment()) as url:
@@ -329,8 +448,8 @@ def test_the_quickstart_serves(project: Path) -> None:
             assert anyio.run(tool_names, url, mode) == ["suggest_gifts"], mode
     # Several workers behind uvicorn, from the user's folder, with the asgi.py the step shows;
     # then step 5's client against them.
-    client = block("5. Call it: python").text
-    with listening(on_port(block("4. Serve: sh #2").text), cwd=project, env=environment(), timeout=60) as url:
+    client = block(TUTORIAL + "5. Call it: python").text
+    with listening(on_port(block(TUTORIAL + "4. Serve: sh #2").text), cwd=project, env=environment(), timeout=60) as url:
         for mode in ("auto", "legacy"):
             assert anyio.run(tool_names, url, mode) == ["suggest_gifts"], mode
         (project / "client.py").write_text(client.replace("http://127.0.0.1:8000/mcp", url))
@@ -339,9 +458,70 @@ def test_the_quickstart_serves(project: Path) -> None:
 
 @pytest.mark.slow  # serves the example over HTTP
 def test_the_example_serves_from_the_root() -> None:
-    [command] = block("5. Call it: sh").commands()
+    [command] = block(TUTORIAL + "5. Call it: sh").commands()
     with listening(on_port(command), cwd=ROOT, env=environment()) as url:
         assert "suggest_gifts" in anyio.run(tool_names, url, "auto")
+
+
+# --- deployment ----------------------------------------------------------------------------------
+
+
+def status_of(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return 0
+
+
+@pytest.mark.slow  # redis-server, three replicas and HAProxy, as the guide starts them
+def test_the_plain_process_deployment_serves(project: Path, tmp_path: Path) -> None:
+    """The deployment guide's plain processes, run as written from the quickstart's folder with
+    haproxy.cfg beside app.py: on free ports, clients of both eras are answered through HAProxy,
+    and every replica serves."""
+    for program in ("redis-server", "redis-cli", "haproxy"):
+        require_program(program)
+    folder = tmp_path / "deployed"
+    shutil.copytree(project, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "deploy" / "haproxy.cfg", folder / "haproxy.cfg")
+    script = block("docs/how-to/deployment.md: Three replicas as plain processes: sh").text
+    ports = {port: str(free_port()) for port in ("6379", "8000", "8001", "8002", "8003")}
+    script = re.sub(r"\b(6379|8000|8001|8002|8003)\b", lambda m: ports[m[1]], script)
+    log = folder / "deployment.log"
+    with log.open("wb") as sink:
+        # Its own process group: the shell, redis-server, the replicas and HAProxy stop together.
+        shell_process = subprocess.Popen(
+            ["bash", "-c", script], cwd=folder, env=environment(), stdin=subprocess.DEVNULL,
+            stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    try:
+        balancer = int(ports["8000"])
+        try:
+            wait_for_port(balancer, shell_process, timeout=90)
+            for port in ("8001", "8002", "8003"):
+                wait_for_port(int(ports[port]), shell_process, timeout=60)
+        except (RuntimeError, TimeoutError) as error:
+            pytest.fail(f"{error}\n{log.read_text(errors='replace')}", pytrace=False)
+        # HAProxy sends work to a replica once two health checks a second apart found it ready.
+        ready = f"http://127.0.0.1:{balancer}/readyz"
+        deadline = time.monotonic() + 60
+        while status_of(ready) != 200:
+            assert time.monotonic() < deadline, f"no replica ready behind HAProxy\n{log.read_text(errors='replace')}"
+            time.sleep(0.2)
+        through = f"http://127.0.0.1:{balancer}/mcp"
+        for mode in ("auto", "legacy"):
+            assert anyio.run(tool_names, through, mode) == ["suggest_gifts"], mode
+        for port in ("8001", "8002", "8003"):
+            assert anyio.run(tool_names, f"http://127.0.0.1:{ports[port]}/mcp", "auto") == ["suggest_gifts"]
+    finally:
+        os.killpg(shell_process.pid, signal.SIGTERM)
+        try:
+            shell_process.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            os.killpg(shell_process.pid, signal.SIGKILL)
+            shell_process.wait(timeout=10)
 
 
 # --- the generated package ---------------------------------------------------------------------
@@ -351,7 +531,7 @@ def test_the_example_serves_from_the_root() -> None:
 def test_the_linter_settings_leave_the_package_out(project: Path, tmp_path: Path) -> None:
     folder = tmp_path / "mine"
     shutil.copytree(project, folder, ignore=shutil.ignore_patterns("client.py", "__pycache__"))
-    settings = block("The generated package: toml").text
+    settings = block("docs/reference/package.md: The generated package: toml").text
     # The strictest rule set, which the README says finds things in generated code.
     stricter = '\n[tool.ruff.lint]\nselect = ["ALL"]\n'
     (folder / "pyproject.toml").write_text(stricter)
@@ -375,14 +555,14 @@ def test_the_linter_settings_leave_the_package_out(project: Path, tmp_path: Path
 
 @pytest.mark.slow  # init builds a package; its app serves over stdio
 def test_init_and_its_app_serve(tmp_path: Path) -> None:
-    init, serve = block("Start a project: sh").commands()
+    init, serve = block("docs/how-to/workflow.md: Start a project: sh").commands()
     succeeds(init, tmp_path)
     assert anyio.run(stdio_tool_names, serve, tmp_path, "auto")
 
 
 @pytest.mark.slow  # starts servers and builds what they list
 def test_the_import_commands_write_specs(project: Path, tmp_path: Path) -> None:
-    stdio, url, capture, network = block("Import an existing server: sh").commands()
+    stdio, url, capture, network = block("docs/how-to/import-a-server.md: Import an existing server: sh").commands()
     assert network.startswith('mcpgen import --stdio "API_KEY=x uvx mcp-server-fetch"')  # its fate says why not
     for name in ("stdio", "url", "capture"):
         (tmp_path / name).mkdir()
@@ -400,7 +580,7 @@ def test_the_import_commands_write_specs(project: Path, tmp_path: Path) -> None:
 
 @pytest.mark.slow  # a hostile server sends 40 MB; another never answers
 def test_import_prints_the_documented_refusals(tmp_path: Path) -> None:
-    too_large, no_answer = block("Import an existing server: text").lines()
+    too_large, no_answer = block("docs/how-to/import-a-server.md: Import an existing server: text").lines()
     hostile = ROOT / "tests" / "import_hostile_server.py"
     with listening(lambda port: [sys.executable, str(hostile), "huge", "--http", f"127.0.0.1:{port}"]) as url:
         done = shell(f"mcpgen import --url {url} -o spec.yaml", tmp_path)
@@ -425,7 +605,7 @@ def test_import_prints_the_documented_reports(tmp_path: Path) -> None:
     (tmp_path / "capture.json").write_text(json.dumps(CAPTURE_WITH_EXTRAS))
     done = shell("mcpgen import capture.json -o spec.yaml", tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines() == block("Import an existing server: text #2").lines()
+    assert done.stderr.splitlines() == block("docs/how-to/import-a-server.md: Import an existing server: text #2").lines()
 
 
 @pytest.mark.slow  # lint checks the spec first, which builds it in memory
@@ -437,11 +617,11 @@ def test_lint_prints_the_documented_finding(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "generated_example", tmp_path / "generated_example", ignore=shutil.ignore_patterns("gift_server"))
     (tmp_path / ".git").mkdir()  # a project, as a repository is: the files the spec names are inside
     outputs = []
-    for command in block("Lint for the clients you target: sh").commands():
+    for command in block("docs/how-to/lint.md: Lint for the clients you target: sh").commands():
         done = shell(command, spec.parent)
         assert done.returncode in (0, 1) and not done.stderr.startswith("usage:"), f"{command}\n{done.stderr}"
         outputs.append(done.stdout)
-    documented = block("Lint for the clients you target: text").lines()
+    documented = block("docs/how-to/lint.md: Lint for the clients you target: text").lines()
     found = outputs[1].splitlines()
     assert documented[0] in found and found[found.index(documented[0]) + 1] == documented[1], outputs[1]
     assert json.loads(outputs[2])  # --format json
@@ -489,11 +669,11 @@ DIFF_OLD = (
 def test_diff_prints_the_documented_excerpt(tmp_path: Path) -> None:
     (tmp_path / "old.yaml").write_text(DIFF_OLD)
     (tmp_path / "spec.yaml").write_text(DIFF_NEW)
-    two_files, against = block("Breaking changes: sh").commands()
+    two_files, against = block("docs/how-to/breaking-changes.md: Breaking changes: sh").commands()
     done = shell(two_files, tmp_path)
     assert done.returncode == 1, done.stderr
     printed = done.stdout.splitlines()
-    excerpt = block("Breaking changes: text").lines()
+    excerpt = block("docs/how-to/breaking-changes.md: Breaking changes: text").lines()
     assert all(line in printed for line in excerpt), done.stdout
     assert [printed.index(line) for line in excerpt] == sorted(printed.index(line) for line in excerpt)
     assert against == "mcpgen diff --against origin/main spec.yaml"  # run by test_diff.py::test_against_a_git_ref
@@ -513,11 +693,11 @@ def mcpgen_command_parses(command: str) -> None:
 
 def test_the_workflow_snippets_parse_and_name_real_commands() -> None:
     commands: list[str] = []
-    ci = yaml.safe_load(block("In CI: yaml").text)
+    ci = yaml.safe_load(block("docs/how-to/ci.md: In CI: yaml").text)
     commands += [step["run"] for step in ci]
-    workflow = yaml.safe_load(block("Breaking changes: yaml").text)
+    workflow = yaml.safe_load(block("docs/how-to/breaking-changes.md: In CI: yaml").text)
     commands += [step["run"] for step in workflow["jobs"]["breaking"]["steps"] if "run" in step]
-    hooks = yaml.safe_load(block("As a pre-commit hook: yaml").text)
+    hooks = yaml.safe_load(block("docs/how-to/ci.md: As a pre-commit hook: yaml").text)
     [hook] = hooks["repos"][0]["hooks"]
     commands.append(hook["entry"])
     assert re.search(hook["files"], "specs/gift_server.yaml") and re.search(hook["files"], "gift_server/server.py")
@@ -537,7 +717,12 @@ def test_the_workflow_snippets_parse_and_name_real_commands() -> None:
 
 def pytest_commands() -> list[str]:
     found = []
-    for key in ("Two commands: sh #2", "Development: sh", "Fixtures to regenerate: sh", "Fuzzing: sh"):
+    for key in (
+        "README.md: Two commands: sh #2",
+        "docs/contributing/index.md: Development: sh",
+        "docs/contributing/index.md: Fixtures to regenerate: sh",
+        "docs/contributing/fuzzing.md: Fuzzing: sh",
+    ):
         for line in block(key).commands():
             for command in line.split(" && "):
                 if "pytest" in command:
@@ -568,17 +753,18 @@ def test_the_pytest_commands_select_tests(command: str) -> None:
 
 def test_the_quick_loop_takes_what_pyproject_says() -> None:
     readme = README.read_text(encoding="utf-8")
-    stated = re.search(r"run the quick loop \(about (\d+ (?:s|minutes)) on a 2-core machine", readme)
-    assert stated, "the README's Development section states the quick loop's time"
+    development = (DOCS / "contributing" / "index.md").read_text(encoding="utf-8")
+    stated = re.search(r"run the quick loop \(about (\d+ (?:s|minutes)) on a 2-core machine", development)
+    assert stated, "Development (docs/contributing/index.md) states the quick loop's time"
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert f'`pytest -m "not slow"` is the quick loop (about {stated[1]} on a 2-core machine' in pyproject
-    whole = re.findall(r"about (\d+ minutes) on 2 cores", readme)
+    whole = re.findall(r"about (\d+ minutes) on 2 cores", readme + development)
     two_commands = readme[readme.index("## Two commands") : readme.index("## Quickstart")]
     assert "the whole suite" in two_commands and len(set(whole)) == 1 and whole[0] in two_commands, whole
 
 
 def test_the_benchmark_commands_take_their_flags() -> None:
-    for line in block("Fixtures to regenerate: sh #2").lines():
+    for line in block("docs/contributing/index.md: Benchmarks: sh").lines():
         words = line.split()
         script = ROOT / words[1]
         assert words[0] == "python" and script.is_file(), line

@@ -1,9 +1,9 @@
-"""The README's Security section as written: its authentication example guards the server."""
+"""The security model page as written (docs/explanation/security.md): its authentication example
+guards the server."""
 
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import socket
 import sys
@@ -12,10 +12,9 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from helpers import EXAMPLE, ROOT, listening, load_example_app
+from helpers import EXAMPLE, doc_block, listening, load_example_app
 
 pytestmark = pytest.mark.anyio
-README = (ROOT / "README.md").read_text()
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -25,10 +24,9 @@ INITIALIZE = {
 
 
 def _auth_example() -> str:
-    start = README.index("## Security")
-    match = re.compile(r"```python\n(# asgi\.py.*?)```", re.DOTALL).search(README, start)
-    assert match, "no asgi.py example in the Security section"
-    return match.group(1)
+    example = doc_block("explanation/security.md", "python", "## What you add")
+    assert example.startswith("# asgi.py"), "no asgi.py example in the security model's What you add"
+    return example
 
 
 @pytest.mark.slow

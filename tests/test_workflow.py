@@ -153,7 +153,7 @@ def test_pre_commit_hooks_are_declared() -> None:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     check = next(hook for hook in hooks if hook["id"] == "mcpgen-check")
     assert check["entry"] == "mcpgen check" and check["pass_filenames"] is False
-    assert re.search(r"mcpgen check specs/", (ROOT / "README.md").read_text())
+    assert re.search(r"mcpgen check specs/", (ROOT / "docs" / "how-to" / "ci.md").read_text())
 
 
 @pytest.mark.slow  # builds in subprocesses

@@ -23,8 +23,8 @@ MIB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Limits:
-    # Room for a large server: listing it, then building its spec in memory (the README's
-    # benchmark figures say how long a 500-tool spec takes), with a margin for slow hosts.
+    # Room for a large server: listing it, then building its spec in memory (the figures in
+    # docs/contributing/index.md say how long a 500-tool spec takes), with a margin for slow hosts.
     timeout: float = 120.0
     max_bytes: int = 32 * MIB
     max_pages: int = 1000  # per list; real servers page by 50 or more items

@@ -1,5 +1,6 @@
 """A lint rule: a stable id (`openai-strict/required-all`), what it says, how to fix it, and
-the document it comes from. Rules never change their id; the README lists every one.
+the document it comes from. Rules never change their id; docs/reference/lint-rules.md lists
+every one.
 
 Severity follows buf: `error` for what the client refuses (the request fails, or the tool is
 dropped), `warning` for what it accepts but degrades, or what no document settles.
