@@ -3,6 +3,9 @@
 The committed example (`generated_example/`) is importable as `gift_server`; the
 hand-written `generated_example/app.py` is importable as `gift_example_app`
 (`helpers.load_example_app()`).
+
+The tiers (see `tiers.py`): every test not marked `slow` is in the unit tier, and one that
+spends more than its budget of CPU fails the run.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 from helpers import EXAMPLE, EXAMPLE_APP, ROOT, http_server
+from tiers import pytest_configure, pytest_runtest_call  # noqa: F401  (hooks: pytest finds them here)
 
 if str(EXAMPLE) not in sys.path:
     sys.path.insert(0, str(EXAMPLE))

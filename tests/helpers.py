@@ -4,6 +4,7 @@ Node tools. Fixtures live in conftest.py."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -383,6 +384,33 @@ def stop_process(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+def stuck_process_report(process: subprocess.Popen[Any]) -> str:
+    """What a subprocess that stopped answering is doing, for the failure message: its
+    scheduler state, what it waits on in the kernel, its signal masks and nice value
+    (Linux /proc), then its Python stacks: py-spy's if installed, else faulthandler's,
+    which a process started with PYTHONFAULTHANDLER=1 writes to its stderr on SIGABRT
+    (which then ends it)."""
+    lines = [f"process {process.pid}: {' '.join(map(str, process.args))}"]  # type: ignore[call-overload]
+    proc = Path("/proc") / str(process.pid)
+    try:
+        status = (proc / "status").read_text()
+        lines += [line for line in status.splitlines() if line.split(":")[0] in ("State", "SigBlk", "SigIgn", "SigCgt", "Threads")]
+        lines.append(f"wchan: {(proc / 'wchan').read_text()}")
+        lines.append(f"nice: {(proc / 'stat').read_text().rsplit(')', 1)[1].split()[16]}")
+    except OSError as error:
+        lines.append(f"/proc: {error}")
+    py_spy = shutil.which("py-spy")
+    if py_spy:
+        dump = subprocess.run([py_spy, "dump", "--pid", str(process.pid)], capture_output=True, text=True, timeout=60)
+        lines.append(dump.stdout + dump.stderr)
+    elif process.poll() is None:
+        process.send_signal(signal.SIGABRT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+        lines.append("(SIGABRT sent: a faulthandler traceback, if any, is in its stderr)")
+    return "\n".join(lines)
 
 
 # --- the Node tools --------------------------------------------------------------------------
