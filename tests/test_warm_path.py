@@ -248,7 +248,9 @@ def test_early_workers_take_even_one_job_and_stop_on_the_way_out(tmp_path: Path,
         children = multiprocessing.active_children()
     pid, priority, job = answer.split()
     assert int(pid) != os.getpid() and int(pid) in {child.pid for child in children}
-    assert int(priority) > os.nice(0) and job == "7"
+    # Just below the build, not far below: the build waits for them, and on a busy machine
+    # workers at nice 10 got a tenth of a fair share (minutes for a build of seconds).
+    assert 0 < int(priority) - os.nice(0) <= 2 and job == "7"
     assert multiprocessing.active_children() == []
     with pytest.raises(ValueError), cache.workers(_warmed):
         raise ValueError
