@@ -227,6 +227,7 @@ def _model(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow  # 300 random modules through black: about 10 s of CPU
 @settings(
     max_examples=int(os.environ.get("MCPGEN_BLACK_STYLE_EXAMPLES", "300")),
     deadline=None,
@@ -294,7 +295,7 @@ def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch
         assert differ == [], f"{spec.name}: {differ}"
 
 
-@pytest.mark.parametrize("spec", ["tests/model_stand_ins/batches.yaml", "tests/model_stand_ins/references.yaml", "specs/kitchen_sink.yaml", "specs/conformance.yaml", "benchmark:100"])
+@pytest.mark.parametrize("spec", ["tests/model_stand_ins/batches.yaml", "tests/model_stand_ins/references.yaml", "specs/kitchen_sink.yaml", "specs/conformance.yaml", pytest.param("benchmark:100", marks=pytest.mark.slow)])
 def test_batched_groups_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spec: str) -> None:
     """Groups are generated in batches and cut apart again (render/model_batches.py); the models must
     be those of a run per group: with batches as the spec sets them, with everything that

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, listening, readme_block
 
-pytestmark = pytest.mark.slow  # a new venv and a real install: about a minute
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # a new venv and a real install: about a minute idle
 
 
 def test_the_quickstart_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
