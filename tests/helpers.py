@@ -8,6 +8,7 @@ import contextlib
 import importlib
 import importlib.util
 import os
+import random
 import re
 import shutil
 import signal
@@ -322,10 +323,25 @@ def mcpgen_executable() -> str:
 # --- servers in a subprocess -----------------------------------------------------------------
 
 
+# Where test servers listen: below Linux's ephemeral range (32768-60999), which the kernel
+# hands to every outgoing connection and to bind(0), so a port chosen here cannot be taken
+# by a client socket of another test, another xdist worker or another run between the
+# choice and the server's bind. Chosen at random: parallel workers rarely meet, and
+# `listening` starts a server again on another port if its port was taken all the same.
+TEST_PORTS = range(20000, 32768)
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port that nothing listens on now, from TEST_PORTS."""
+    for _ in range(200):
+        port = random.choice(TEST_PORTS)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {TEST_PORTS}")
 
 
 @contextmanager
@@ -353,8 +369,19 @@ def listening(command: Callable[[int], Sequence[str]], timeout: float = 30.0, **
 
     deadline = time.monotonic() + timeout
     try:
+        restarts = 0
         while True:
             if process.poll() is not None:
+                if restarts < 2 and "already in use" in output():
+                    # Another server took the port between free_port's check and this bind.
+                    restarts += 1
+                    port = free_port()
+                    log.seek(0)
+                    log.truncate()
+                    process = subprocess.Popen(
+                        command(port), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, **options
+                    )
+                    continue
                 pytest.fail(
                     f"the server exited with code {process.returncode} before listening on port {port}\n{output()}",
                     pytrace=False,
