@@ -5,6 +5,7 @@ Node tools. Fixtures live in conftest.py."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib
 import importlib.util
 import os
@@ -419,7 +420,7 @@ def stuck_process_report(process: subprocess.Popen[Any]) -> str:
     (Linux /proc), then its Python stacks: py-spy's if installed, else faulthandler's,
     which a process started with PYTHONFAULTHANDLER=1 writes to its stderr on SIGABRT
     (which then ends it)."""
-    lines = [f"process {process.pid}: {' '.join(map(str, process.args))}"]  # type: ignore[call-overload]
+    lines = [f"process {process.pid}: {process.args!r}"]
     proc = Path("/proc") / str(process.pid)
     try:
         status = (proc / "status").read_text()
@@ -455,7 +456,12 @@ def require_node_tools() -> Path:
     If that fails, the test is skipped, except in CI (MCPGEN_REQUIRE_NODE_TOOLS=1), where it fails."""
     folder = node_tools()
     if folder is None and not os.environ.get("MCPGEN_NODE_TOOLS"):
-        subprocess.run([str(ROOT / ".ci" / "install-node-tools")], capture_output=True, timeout=600)
+        work = ROOT / ".ci" / "_work"
+        work.mkdir(parents=True, exist_ok=True)
+        with open(work / "node-install.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one xdist worker installs; the others wait, then find them
+            if node_tools() is None:
+                subprocess.run([str(ROOT / ".ci" / "install-node-tools")], capture_output=True, timeout=600)
         folder = node_tools()
     if folder is None:
         message = "Node 22 tools missing and could not be installed; run .ci/install-node-tools"
