@@ -37,6 +37,7 @@ def test_the_quickstart_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
         shutil.copytree(ROOT / name, clone / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, clone / name)
+    (clone / ".git").mkdir()  # a clone is a git repository: the project the spec may read from
     run(str(bin_dir / "pip"), "install", "--quiet", "-e", ".", cwd=clone)
     run(str(bin_dir / "mcpgen"), "build", "specs/gift_server.yaml", cwd=clone)
 
