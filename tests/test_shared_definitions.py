@@ -240,6 +240,7 @@ def test_chained_definitions_differing_at_the_end_are_extracted_as_the_reference
     assert len(definitions) == 60
 
 
+@pytest.mark.slow  # ten thousand definitions
 def test_ten_thousand_chained_definitions_take_seconds_not_minutes() -> None:
     """In a fresh interpreter with a hard timeout, so a quadratic regression fails here
     instead of hanging the run (the plain fixpoint needed minutes for this)."""
