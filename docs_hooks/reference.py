@@ -10,7 +10,7 @@ that they cannot drift from it (an mkdocs hook: `hooks:` in mkdocs.yml).
   (`spec_format_schema()`, the same as `mcpgen-spec.schema.json`).
 - `reference/errors.md`: every JSON-RPC error code the runtime answers with.
 - `reference/client-keywords.md`: the names a typed client's keyword argument yields to
-  (`mcpgen.ir.module_names.CLIENT`).
+  (`mcpgen.names.module_names.CLIENT`).
 
 Where a description cannot come from the code (an environment variable, an error code),
 it is written here, and the build fails when the code has one this file does not describe,

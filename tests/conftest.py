@@ -3,6 +3,9 @@
 The committed example (`generated_example/`) is importable as `gift_server`; the
 hand-written `generated_example/app.py` is importable as `gift_example_app`
 (`helpers.load_example_app()`).
+
+The tiers (see `tiers.py`): every test not marked `slow` is in the unit tier, and one that
+spends more than its budget of CPU fails the run.
 """
 
 from __future__ import annotations
@@ -11,7 +14,10 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from helpers import EXAMPLE, EXAMPLE_APP, ROOT, http_server
+from helpers import EXAMPLE, EXAMPLE_APP, ROOT, build_and_write, http_server
+from tiers import pytest_configure, pytest_runtest_call  # noqa: F401  (hooks: pytest finds them here)
+
+from mcpgen.services.pipeline import Build
 
 if str(EXAMPLE) not in sys.path:
     sys.path.insert(0, str(EXAMPLE))
@@ -20,6 +26,28 @@ if str(EXAMPLE) not in sys.path:
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+# The committed specs built with the real generator and written, once per session (once per
+# xdist worker), in the fixture's setup, for every test that asks. Shared: read the Build and
+# its package (`.directory`), never change them; a test that edits one builds its own.
+def _committed_build(name: str, factory: pytest.TempPathFactory) -> Build:
+    return build_and_write(ROOT / "specs" / f"{name}.yaml", factory.mktemp(f"built-{name}"))
+
+
+@pytest.fixture(scope="session")
+def gift_server_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    return _committed_build("gift_server", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def conformance_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    return _committed_build("conformance", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def kitchen_sink_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    return _committed_build("kitchen_sink", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,12 @@ Node tools. Fixtures live in conftest.py."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib
 import importlib.util
 import os
+import random
 import re
 import shutil
 import signal
@@ -334,10 +337,25 @@ def mcpgen_executable() -> str:
 # --- servers in a subprocess -----------------------------------------------------------------
 
 
+# Where test servers listen: below Linux's ephemeral range (32768-60999), which the kernel
+# hands to every outgoing connection and to bind(0), so a port chosen here cannot be taken
+# by a client socket of another test, another xdist worker or another run between the
+# choice and the server's bind. Chosen at random: parallel workers rarely meet, and
+# `listening` starts a server again on another port if its port was taken all the same.
+TEST_PORTS = range(20000, 32768)
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port that nothing listens on now, from TEST_PORTS."""
+    for _ in range(200):
+        port = random.choice(TEST_PORTS)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {TEST_PORTS}")
 
 
 @contextmanager
@@ -365,8 +383,19 @@ def listening(command: Callable[[int], Sequence[str]], timeout: float = 30.0, **
 
     deadline = time.monotonic() + timeout
     try:
+        restarts = 0
         while True:
             if process.poll() is not None:
+                if restarts < 2 and "already in use" in output():
+                    # Another server took the port between free_port's check and this bind.
+                    restarts += 1
+                    port = free_port()
+                    log.seek(0)
+                    log.truncate()
+                    process = subprocess.Popen(
+                        command(port), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, **options
+                    )
+                    continue
                 pytest.fail(
                     f"the server exited with code {process.returncode} before listening on port {port}\n{output()}",
                     pytrace=False,
@@ -398,6 +427,33 @@ def stop_process(
             process.wait(timeout=10)
 
 
+def stuck_process_report(process: subprocess.Popen[Any]) -> str:
+    """What a subprocess that stopped answering is doing, for the failure message: its
+    scheduler state, what it waits on in the kernel, its signal masks and nice value
+    (Linux /proc), then its Python stacks: py-spy's if installed, else faulthandler's,
+    which a process started with PYTHONFAULTHANDLER=1 writes to its stderr on SIGABRT
+    (which then ends it)."""
+    lines = [f"process {process.pid}: {process.args!r}"]
+    proc = Path("/proc") / str(process.pid)
+    try:
+        status = (proc / "status").read_text()
+        lines += [line for line in status.splitlines() if line.split(":")[0] in ("State", "SigBlk", "SigIgn", "SigCgt", "Threads")]
+        lines.append(f"wchan: {(proc / 'wchan').read_text()}")
+        lines.append(f"nice: {(proc / 'stat').read_text().rsplit(')', 1)[1].split()[16]}")
+    except OSError as error:
+        lines.append(f"/proc: {error}")
+    py_spy = shutil.which("py-spy")
+    if py_spy:
+        dump = subprocess.run([py_spy, "dump", "--pid", str(process.pid)], capture_output=True, text=True, timeout=60)
+        lines.append(dump.stdout + dump.stderr)
+    elif process.poll() is None:
+        process.send_signal(signal.SIGABRT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+        lines.append("(SIGABRT sent: a faulthandler traceback, if any, is in its stderr)")
+    return "\n".join(lines)
+
+
 # --- the Node tools --------------------------------------------------------------------------
 
 
@@ -413,7 +469,12 @@ def require_node_tools() -> Path:
     If that fails, the test is skipped, except in CI (MCPGEN_REQUIRE_NODE_TOOLS=1), where it fails."""
     folder = node_tools()
     if folder is None and not os.environ.get("MCPGEN_NODE_TOOLS"):
-        subprocess.run([str(ROOT / ".ci" / "install-node-tools")], capture_output=True, timeout=600)
+        work = ROOT / ".ci" / "_work"
+        work.mkdir(parents=True, exist_ok=True)
+        with open(work / "node-install.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one xdist worker installs; the others wait, then find them
+            if node_tools() is None:
+                subprocess.run([str(ROOT / ".ci" / "install-node-tools")], capture_output=True, timeout=600)
         folder = node_tools()
     if folder is None:
         message = "Node 22 tools missing and could not be installed; run .ci/install-node-tools"

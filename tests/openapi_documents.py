@@ -82,7 +82,7 @@ def real_document(name: str) -> Path:
     if not target.exists():
         document = selected(packaged_document(source), source.tags)
         CACHE.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".partial")
+        partial = target.with_suffix(f".{os.getpid()}.partial")  # xdist workers may fetch it at once
         partial.write_text(json.dumps(document, indent=1, ensure_ascii=False), encoding="utf-8")
         partial.replace(target)
     return target

@@ -10,6 +10,7 @@ import pytest
 from helpers import ROOT
 
 BENCHMARKS = ROOT / "benchmarks"
+pytestmark = pytest.mark.timeout(1200)  # a script may take its own 600 s on a loaded machine
 
 
 def _run(script: str, *arguments: str) -> str:

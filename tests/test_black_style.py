@@ -227,6 +227,7 @@ def _model(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow  # 300 random modules through black: about 10 s of CPU
 @settings(
     max_examples=int(os.environ.get("MCPGEN_BLACK_STYLE_EXAMPLES", "300")),
     deadline=None,
@@ -280,6 +281,7 @@ def test_the_json_schema_suites_packages_are_black_clean(tmp_path: Path) -> None
     assert checked >= len(FILES) - 5
 
 
+@pytest.mark.slow  # builds two specs both ways
 def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Groups see shared classes they only point at as stand-ins (models/model_groups.py); the
     models must be those made from the definitions themselves, for every way to point."""
@@ -294,6 +296,7 @@ def test_stand_ins_for_shared_definitions_leave_the_models_unchanged(monkeypatch
         assert differ == [], f"{spec.name}: {differ}"
 
 
+@pytest.mark.slow  # four builds of each spec: 1 to 3 s of CPU a spec, 20 s for the benchmark's
 @pytest.mark.parametrize("spec", ["tests/model_stand_ins/batches.yaml", "tests/model_stand_ins/references.yaml", "specs/kitchen_sink.yaml", "specs/conformance.yaml", "benchmark:100"])
 def test_batched_groups_leave_the_models_unchanged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spec: str) -> None:
     """Groups are generated in batches and cut apart again (models/model_batches.py); the models must

@@ -68,11 +68,11 @@ def test_a_generated_100_tool_package_is_black_clean(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("spec", ["gift_server", "conformance", "kitchen_sink"])
-def test_fresh_packages_pass_ruff_defaults_and_the_repository_config(spec: str, tmp_path: Path) -> None:
+def test_fresh_packages_pass_ruff_defaults_and_the_repository_config(spec: str, request: pytest.FixtureRequest) -> None:
     # A user's own ruff reaches generated code unless told otherwise: with no configuration
     # (`--isolated`: ruff's defaults, which grow with ruff) and with this repository's, it
-    # finds nothing. Built fresh, so the committed packages' age does not matter.
-    package = str(build_and_write(ROOT / "specs" / f"{spec}.yaml", tmp_path / spec).directory)
+    # finds nothing. Built fresh (once a session: conftest.py), so the committed packages' age does not matter.
+    package = str(request.getfixturevalue(f"{spec}_build").directory)
     defaults = _run("ruff", "check", "--no-cache", "--isolated", "--target-version", "py311", package)
     assert defaults.returncode == 0, defaults.stdout + defaults.stderr
     configured = _run("ruff", "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), package)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import CONFORMANCE_APP, http_server, node_environment, require_node_tools
 
-pytestmark = [pytest.mark.node, pytest.mark.slow]
+pytestmark = [pytest.mark.node, pytest.mark.slow, pytest.mark.timeout(1200)]  # the suite may take its 900 s
 
 LINE = re.compile(r"^([✓✗]) (\S+): (\d+) passed, (\d+) failed$")
 

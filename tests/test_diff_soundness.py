@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 import jsonschema_rs
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -154,6 +155,7 @@ def accepted(schema: Json) -> list[Json]:
     return [value for value in POOL if validator.is_valid(value)]
 
 
+@pytest.mark.slow  # a property test: 1.5 s of CPU
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_what_it_calls_safe_for_inputs_rejects_nothing_accepted_before(pair: tuple[Json, Json]) -> None:
@@ -164,6 +166,7 @@ def test_what_it_calls_safe_for_inputs_rejects_nothing_accepted_before(pair: tup
     assert [value for value in accepted(old) if not still.is_valid(value)] == []
 
 
+@pytest.mark.slow  # a property test: 1.5 s of CPU
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 # Found by CI: a property added where undeclared properties had to be null sends `x: 1`.

@@ -5,6 +5,7 @@ write the spec, validate, build, implement, serve over HTTP, and call it with th
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT, listening, readme_block
 
-pytestmark = pytest.mark.slow  # a new venv and a real install: about a minute
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # a new venv and a real install: about a minute idle
 
 
 def test_the_quickstart_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
@@ -27,11 +28,18 @@ def test_the_quickstart_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
         assert result.returncode == 0, f"{' '.join(command)}\n{result.stdout}\n{result.stderr}"
         return result.stdout + result.stderr
 
-    # "Install mcpgen ...": the README's command, from the clone.
+    # "Install mcpgen ...": the README's command, from a clone of its own (what the install and
+    # the build read), so that neither writes into this checkout, which other tests read meanwhile.
     install = readme_block("sh", "Install mcpgen and build the example gift server")
     assert install.strip() == "pip install -e . && mcpgen build specs/gift_server.yaml"
-    run(str(bin_dir / "pip"), "install", "--quiet", "-e", ".", cwd=ROOT)
-    run(str(bin_dir / "mcpgen"), "build", "specs/gift_server.yaml", cwd=ROOT)
+    clone = tmp_path / "clone"
+    for name in ("mcpgen", "templates", "specs", "generated_example"):
+        shutil.copytree(ROOT / name, clone / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, clone / name)
+    (clone / ".git").mkdir()  # a clone is a git repository: the project the spec may read from
+    run(str(bin_dir / "pip"), "install", "--quiet", "-e", ".", cwd=clone)
+    run(str(bin_dir / "mcpgen"), "build", "specs/gift_server.yaml", cwd=clone)
 
     project = tmp_path / "project"
     project.mkdir()

@@ -251,6 +251,7 @@ async def test_python_m_package_forwards_calls(transport: str, mode: str, packag
         assert request.headers.get("authorization") in (None, "Bearer token-2")
 
 
+@pytest.mark.slow  # builds with the real generator
 def test_the_first_build_says_how_to_serve_it(tmp_path: Path) -> None:
     (tmp_path / "pet_api.yaml").write_text(SPEC.read_text())
     result = run_mcpgen("build", "pet_api.yaml", "-o", "out", cwd=tmp_path)

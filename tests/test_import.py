@@ -124,6 +124,7 @@ def test_awkward_strings_load_back_as_the_same_strings(text: str) -> None:
     assert _loaded(written) == {"value": text, text: "as a key"}, written
 
 
+@pytest.mark.slow  # 300 examples: 2.5 to 4 s of CPU
 @settings(max_examples=int(os.environ.get("MCPGEN_IMPORT_EXAMPLES", "300")), deadline=None)
 @given(_JSON)
 def test_any_json_value_loads_back_identical_and_writes_the_same_bytes(value: Any) -> None:

@@ -198,6 +198,7 @@ def test_the_real_server_lists_what_its_capture_holds(name: str, tmp_path: Path)
 # --- --stdio KEY=VALUE ... ------------------------------------------------------------------
 
 
+@pytest.mark.slow  # servers in subprocesses
 def test_stdio_takes_leading_assignments_as_the_environment(tmp_path: Path) -> None:
     """The app imports the example package only through PYTHONPATH, given on the command line."""
     app = tmp_path / "app.py"

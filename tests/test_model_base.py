@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from pathlib import Path
 
-from helpers import ROOT, build_and_write, imported
+from helpers import imported
 
 from mcpgen.models.model_base import BASE_CLASS, on_shared_base
+from mcpgen.services.pipeline import Build
 
 
-def test_no_model_repeats_the_shared_configuration(tmp_path: Path) -> None:
-    files = build_and_write(ROOT / "specs" / "kitchen_sink.yaml", tmp_path).files
+def test_no_model_repeats_the_shared_configuration(kitchen_sink_build: Build) -> None:
+    files = kitchen_sink_build.files
     models = {name: data.decode() for name, data in files.items() if name.startswith("models/")}
     assert f"class {BASE_CLASS}(BaseModel):" in models["models/_base.py"]
     classes = 0
@@ -30,9 +30,8 @@ def test_no_model_repeats_the_shared_configuration(tmp_path: Path) -> None:
     assert classes > 20
 
 
-def test_the_models_behave_as_when_each_class_said_it(tmp_path: Path) -> None:
-    build_and_write(ROOT / "specs" / "kitchen_sink.yaml", tmp_path)
-    with imported("kitchen_sink", tmp_path) as package:
+def test_the_models_behave_as_when_each_class_said_it(kitchen_sink_build: Build) -> None:
+    with imported("kitchen_sink", kitchen_sink_build.directory.parent) as package:
         models = package.models
         by_name = models.PythonNamesInput(from_="a", class_=1)  # populate_by_name
         by_alias = models.PythonNamesInput.model_validate({"from": "a", "class": 1, "undeclared": True})

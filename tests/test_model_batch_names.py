@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ def _pairwise(first: list[str], second: list[str]) -> bool:
 names = st.text(alphabet="ab1_\U0010ffff", min_size=1, max_size=4)
 
 
+@pytest.mark.slow  # 2,000 examples: about 4 s of CPU
 @settings(max_examples=2000, deadline=None)
 @given(pool=st.lists(names, unique=True, max_size=14), cut=st.integers(min_value=0, max_value=14))
 def test_the_sorted_test_answers_as_the_pairwise_one(pool: list[str], cut: int) -> None:

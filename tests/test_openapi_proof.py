@@ -43,6 +43,7 @@ EXPLAINED = {
 
 @pytest.mark.slow
 @pytest.mark.node
+@pytest.mark.timeout(2400)  # a large document builds for up to 1800 s (openapi_harness)
 @pytest.mark.parametrize(("name", "path"), DOCUMENTS, ids=[name for name, _ in DOCUMENTS])
 def test_the_tools_of_an_imported_document_answer_valid_calls(name: str, path: Path | None, tmp_path: Path) -> None:
     document = path or real_document(name)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import GIFT_SPEC, MINIMAL, write_spec
+from helpers import MINIMAL, write_spec
 
 from mcpgen.bind.api import PythonApi
 from mcpgen.bind.types import TypeRef
 from mcpgen.names.module_names import Import
-from mcpgen.services.pipeline import build, write
+from mcpgen.services.pipeline import Build, build, write
 from mcpgen.write.manifest import MANIFEST
 
 
@@ -22,8 +22,8 @@ def test_a_type_is_narrowed_on_its_members() -> None:
     assert TypeRef(("int", "str")).numeric_tower().text == "int | str"
 
 
-def test_the_python_api_survives_its_json_compact_and_sorted(tmp_path: Path) -> None:
-    python = build(GIFT_SPEC, tmp_path, allow_outside=True).python
+def test_the_python_api_survives_its_json_compact_and_sorted(gift_server_build: Build) -> None:
+    python = gift_server_build.python
     assert python is not None
     text = python.to_json()
     assert text == json.dumps(json.loads(text), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
@@ -33,8 +33,8 @@ def test_the_python_api_survives_its_json_compact_and_sorted(tmp_path: Path) -> 
     assert json.loads(text)["exports"] == sorted(python.exports)
 
 
-def test_the_signatures_are_printed_from_the_bound_methods(tmp_path: Path) -> None:
-    result = build(GIFT_SPEC, tmp_path, allow_outside=True)
+def test_the_signatures_are_printed_from_the_bound_methods(gift_server_build: Build) -> None:
+    result = gift_server_build
     assert result.python is not None
     read_gift = result.python.client_method("resources/gift")
     assert read_gift.signature == "async def read_gift(self, *, id: str) -> Gift:"

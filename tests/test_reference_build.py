@@ -271,6 +271,7 @@ def test_random_valid_specs_build_the_same_both_ways(spec: dict[str, Json], tmp_
     assert assert_same_build(path)
 
 
+@pytest.mark.slow  # builds with the reference generator
 def test_build_and_check_take_reference(tmp_path: Path) -> None:
     """`mcpgen build --reference` writes what `mcpgen build` writes; `check --reference` agrees."""
     spec = ROOT / "specs" / "gift_server.yaml"

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import CORPUS, MINIMAL, mcpgen_executable, write_spec
+from helpers import CORPUS, MINIMAL, mcpgen_executable, stuck_process_report, write_spec
 
 from mcpgen.cli import main
 from mcpgen.utils import cache
@@ -147,17 +147,31 @@ def test_watch_refuses_a_linked_package_and_writes_nothing_through_it(tmp_path: 
     outside.mkdir(parents=True)
     (project / "demo").symlink_to(outside)
     err = tmp_path / "err.txt"
+    environment = dict(os.environ, PYTHONFAULTHANDLER="1")  # a stuck watcher can be asked for its stacks
     with open(err, "w") as errors:
-        watcher = subprocess.Popen([mcpgen_executable(), "watch", str(spec)], stdout=subprocess.DEVNULL, stderr=errors)
+        watcher = subprocess.Popen(
+            [mcpgen_executable(), "watch", str(spec)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            env=environment,
+        )
     try:
         deadline = time.monotonic() + 120
-        while "does not write through links" not in err.read_text() and time.monotonic() < deadline:
+        while "does not write through links" not in err.read_text():
             assert watcher.poll() is None, err.read_text()
+            if time.monotonic() > deadline:
+                pytest.fail(f"no report within 120 s\n{stuck_process_report(watcher)}\n{err.read_text()}")
             time.sleep(0.2)
+        watcher.send_signal(signal.SIGINT)  # Ctrl-C
+        try:
+            assert watcher.wait(timeout=30) == 0, err.read_text()
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running 30 s after SIGINT\n{stuck_process_report(watcher)}\n{err.read_text()}")
     finally:
-        watcher.send_signal(signal.SIGINT)
-        watcher.wait(timeout=30)
-    assert "does not write through links" in err.read_text()
+        if watcher.poll() is None:  # never left behind, whatever failed
+            watcher.kill()
+            watcher.wait()
     assert list(outside.iterdir()) == []
 
 

@@ -16,7 +16,7 @@ from helpers import ROOT
 from mcpgen.bind.api import PythonApi
 from mcpgen.names import module_names, naming
 from mcpgen.names.module_names import Scope
-from mcpgen.services.pipeline import Build, build
+from mcpgen.services.pipeline import Build
 
 SPECS = ("gift_server", "conformance", "kitchen_sink")
 
@@ -48,9 +48,9 @@ def _locals(function: ast.AsyncFunctionDef | ast.FunctionDef) -> set[str]:
 
 
 @pytest.fixture(scope="module", params=SPECS)
-def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Build:
-    output = tmp_path_factory.mktemp(request.param)
-    return build(ROOT / "specs" / f"{request.param}.yaml", output, allow_outside=True)
+def built(request: pytest.FixtureRequest) -> Build:
+    built: Build = request.getfixturevalue(f"{request.param}_build")  # conftest.py: once a session
+    return built
 
 
 def _python(result: Build) -> PythonApi:

@@ -20,6 +20,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -193,6 +194,7 @@ def _schema(draw: Any) -> Json:
     return schema
 
 
+@pytest.mark.slow  # 300 random tool sets built twice: about 4 s of CPU
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(
     tools=st.dictionaries(
@@ -238,6 +240,7 @@ def test_chained_definitions_differing_at_the_end_are_extracted_as_the_reference
     assert len(definitions) == 60
 
 
+@pytest.mark.slow  # ten thousand definitions
 def test_ten_thousand_chained_definitions_take_seconds_not_minutes() -> None:
     """In a fresh interpreter with a hard timeout, so a quadratic regression fails here
     instead of hanging the run (the plain fixpoint needed minutes for this)."""

@@ -180,6 +180,7 @@ def test_the_signatures_say_which_arguments_take_none(issues: Any) -> None:
     assert isinstance(issues.UNSET, issues.Unset)
 
 
+@pytest.mark.slow  # runs mypy
 def test_mypy_refuses_none_where_the_schema_refuses_null(issues: Any, tmp_path: Path) -> None:
     caller = tmp_path / "caller.py"
     caller.write_text(

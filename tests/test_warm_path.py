@@ -8,10 +8,12 @@ from __future__ import annotations
 import copy
 import gc
 import json
+import multiprocessing
 import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -248,7 +250,9 @@ def test_early_workers_take_even_one_job_and_stop_on_the_way_out(tmp_path: Path,
         children = multiprocessing.active_children()
     pid, priority, job = answer.split()
     assert int(pid) != os.getpid() and int(pid) in {child.pid for child in children}
-    assert int(priority) > os.nice(0) and job == "7"
+    # Just below the build, not far below: the build waits for them, and on a busy machine
+    # workers at nice 10 got a tenth of a fair share (minutes for a build of seconds).
+    assert 0 < int(priority) - os.nice(0) <= 2 and job == "7"
     assert multiprocessing.active_children() == []
     with pytest.raises(ValueError), cache.workers(_warmed):
         raise ValueError
@@ -362,3 +366,32 @@ def test_the_stage_benchmark_prints_its_table() -> None:
     assert "warm build path, 5 tools" in result.stdout
     for stage in ("load_spec", "resolve", "render_package", "edit rebuild", "no-op after it"):
         assert f"\n{stage} " in result.stdout
+
+
+def _slow_job(job: int) -> str:
+    time.sleep(1.0)
+    return str(job)
+
+
+@pytest.mark.slow  # worker processes
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="workers start only with two cores or more")
+@pytest.mark.parametrize("early", [False, True], ids=["executor", "early-workers"])
+def test_ctrl_c_during_a_build_drops_the_queued_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, early: bool) -> None:
+    """Ctrl-C (KeyboardInterrupt in the main thread) while workers compute, in either kind of
+    pool: the jobs still queued are dropped, so `mcpgen build` or `watch` stops within a job
+    or two, not after all of them (60 jobs of a second on two workers: half a minute)."""
+    import _thread
+    import contextlib
+    import threading
+
+    from mcpgen.utils import cache
+
+    monkeypatch.setenv("MCPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    keys = [f"{number:064x}" for number in range(60)]
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        with cache.workers(_warmed) if early else contextlib.nullcontext():
+            threading.Timer(2.0, _thread.interrupt_main).start()
+            cache.computed("test-interrupted", keys, list(range(60)), _slow_job, per_worker=1)
+    assert time.monotonic() - started < 15
+    assert multiprocessing.active_children() == []

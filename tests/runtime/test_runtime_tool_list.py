@@ -137,6 +137,7 @@ def conversation(server: Stdio, era: str) -> list[dict[str, Any] | None]:
     return answers
 
 
+@pytest.mark.slow  # two stdio servers in subprocesses
 @pytest.mark.parametrize("era", [MODERN, "2025-11-25", "2025-06-18"])
 def test_the_answers_are_the_sdks_own(era: str) -> None:
     with toy("built") as built, toy("sdk") as sdk:
