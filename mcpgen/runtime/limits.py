@@ -56,7 +56,7 @@ class Limits:
       headers on; slower is refused (408).
 
     Only `run --http`, which runs uvicorn itself (behind `create_app`, set these on
-    your own uvicorn; see the README):
+    your own uvicorn; see docs/explanation/security.md):
 
     - `header_timeout`: seconds a connection may take to send a request's headers
       (from connecting, or from the end of the previous response); then it is closed.

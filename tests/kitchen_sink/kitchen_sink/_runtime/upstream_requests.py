@@ -16,6 +16,7 @@ basic, or a bearer token (also for OAuth 2 and OpenID Connect schemes).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import mimetypes
 import os
@@ -338,14 +339,18 @@ def _decoded(key: str, value: Any) -> bytes:
         raise ArgumentError(f"the file '{key}' is not base64") from None
 
 
-# The standard library's own table only: the system's mime.types differ between machines.
-_MEDIA_TYPES = mimetypes.MimeTypes(filenames=())
+@functools.cache
+def _media_types() -> mimetypes.MimeTypes:
+    """The standard library's own table only (the system's mime.types differ between
+    machines), made at the first file part rather than at import: it costs a forwarding
+    package's start about 4 ms, and most never send a file."""
+    return mimetypes.MimeTypes(filenames=())
 
 
 def _file_name(key: str, media_type: str) -> str:
     """The part's file name: the property's, with the media type's usual extension, since
     many APIs tell a file's format by it (`file.png`)."""
-    extension = _MEDIA_TYPES.guess_extension(media_type.split(";")[0].strip()) or ""
+    extension = _media_types().guess_extension(media_type.split(";")[0].strip()) or ""
     return key + extension
 
 
