@@ -274,6 +274,52 @@ def test_swagger_2_is_refused_with_its_version_and_a_converter(tmp_path: Path) -
     assert result.returncode == 1 and "this is Swagger 2.0 (OpenAPI 2)" in result.stderr
 
 
+def _alias_bomb(levels: int) -> list[str]:
+    """YAML lines defining anchors l0..l{levels}, each a list of ten aliases of the one
+    before: l{levels} expands to 10**(levels + 1) values."""
+    lines = ["x-anchors:", "  l0: &l0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"  l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 10)}]" for n in range(1, levels + 1)]
+    return lines
+
+
+def _document_with(default_lines: list[str], default: str) -> str:
+    head = ["openapi: 3.0.3", "info: {title: Bombs, version: '1'}", "servers: [{url: 'https://api.example.com'}]"]
+    operation = [
+        "paths:",
+        "  /items:",
+        "    get:",
+        "      operationId: listItems",
+        f"      parameters: [{{name: tags, in: query, schema: {{type: array, default: {default}}}}}]",
+        "      responses: {'200': {description: ok}}",
+    ]
+    return "\n".join(head + default_lines + operation) + "\n"
+
+
+def test_an_alias_bomb_in_a_document_is_refused_where_it_multiplies(tmp_path: Path) -> None:
+    # Before: the document loaded (PyYAML shares an alias's value), the import expanded it
+    # into the spec it wrote, and checking that spec raised a traceback naming a temporary file.
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_document_with(_alias_bomb(6), "*l6"))
+    result = run_mcpgen("import", "--openapi", str(path), "-o", str(tmp_path / "spec.yaml"))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"{path}:10:7: error: the document is too large: its aliases make this value alone 1,111,111 values")
+    assert "hint: each *alias repeats its whole &anchor" in result.stderr
+    assert not (tmp_path / "spec.yaml").exists()
+
+
+def test_a_documents_small_aliases_are_written_out_in_the_spec(tmp_path: Path) -> None:
+    path = tmp_path / "aliases.yaml"
+    # The default's ten items are one list, shared: before, the spec said it once as &id001
+    # and then nine times as *id001.
+    path.write_text(_document_with(_alias_bomb(1), "*l1"))
+    imported = import_openapi(str(path), "spec.yaml", Filters())
+    assert "&id" not in imported.text and "*id" not in imported.text
+    spec = yaml.safe_load(imported.text)
+    assert spec["tools"]["listItems"]["inputSchema"]["properties"]["tags"]["default"] == [["x"] * 10] * 10
+
+
 def test_reimport_after_an_api_change_shows_the_mcp_visible_change_in_diff(tmp_path: Path) -> None:
     old_doc = OAI / "petstore.yaml"
     new_doc = tmp_path / "petstore.yaml"

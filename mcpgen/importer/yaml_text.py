@@ -23,7 +23,12 @@ FLOW_LIST_WIDTH = 60
 
 
 class _Dumper(yaml.SafeDumper):
-    """PyYAML's safe dumper, quoting whatever YAML 1.1 or 1.2 would not read as a string."""
+    """PyYAML's safe dumper, quoting whatever YAML 1.1 or 1.2 would not read as a string.
+    A value met twice (an OpenAPI document's alias, a definition shared by reference) is
+    written out again each time, never as an &anchor and *alias: a spec is for people."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 for _tag, _pattern, _first in CORE12_IMPLICIT_RESOLVERS:
@@ -71,6 +76,9 @@ if getattr(yaml, "__with_libyaml__", False):
 
     class _CDumper(yaml.CSafeDumper):
         """`_Dumper`'s rules on libyaml's emitter."""
+
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
 
     for _tag, _pattern, _first in CORE12_IMPLICIT_RESOLVERS:
         _CDumper.add_implicit_resolver(_tag, _pattern, _first)

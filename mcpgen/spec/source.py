@@ -209,27 +209,8 @@ class _Builder:
             self.open.discard(id(node))
 
     def _too_large(self) -> Diagnostic:
-        """The document expands past `max_nodes` values: only aliases can do that (an
-        alias bomb, a "billion laughs"). Said at the value whose copies add up past the
-        limit while none of its parts does; where that is the whole document, at its
-        largest part."""
-        sizes = _ExpandedSizes()
-        node = self.root
-        while parts := [part for part in _children(node) if sizes.of(part) > self.max_nodes]:
-            node = parts[0]
-        limit = f"past the {self.max_nodes:,} a spec may have"
-        if node is self.root:
-            total = sizes.of(node)
-            node = max(_children(node), key=sizes.of, default=node)
-            said = f"its aliases make the document {total:,} values, {limit}; this value makes {sizes.of(node):,}"
-        else:
-            said = f"its aliases make this value alone {sizes.of(node):,} values, {limit}"
-        return Diagnostic(
-            self.source.file,
-            _position(node.start_mark),
-            f"the document is too large: {said}",
-            "each *alias repeats its whole &anchor, so aliases of aliases multiply (an alias "
-            "bomb); write the value once without nesting aliases in aliases",
+        return alias_bomb(self.root, self.max_nodes, self.source.file) or Diagnostic(
+            self.source.file, _position(self.root.start_mark), "the document is too large"
         )
 
     def _mapping(self, node: yaml.MappingNode, path: JsonPath) -> dict[str, Any]:
@@ -314,6 +295,33 @@ class _ExpandedSizes:
             self.open.discard(key)
         self.known[key] = size
         return size
+
+
+def alias_bomb(root: yaml.Node, max_nodes: int, file: str, kind: str = "a spec") -> Diagnostic | None:
+    """The error for a document whose aliases expand it past `max_nodes` values (an alias
+    bomb, a "billion laughs"), or None. Said at the value whose copies add up past the
+    limit while none of its parts does; where that is the whole document, at its largest
+    part. Counting takes one pass over the distinct nodes, so a bomb costs nothing to find."""
+    sizes = _ExpandedSizes()
+    if sizes.of(root) <= max_nodes:
+        return None
+    node = root
+    while parts := [part for part in _children(node) if sizes.of(part) > max_nodes]:
+        node = parts[0]
+    limit = f"past the {max_nodes:,} {kind} may have"
+    if node is root:
+        total = sizes.of(node)
+        node = max(_children(node), key=sizes.of, default=node)
+        said = f"its aliases make the document {total:,} values, {limit}; this value makes {sizes.of(node):,}"
+    else:
+        said = f"its aliases make this value alone {sizes.of(node):,} values, {limit}"
+    return Diagnostic(
+        file,
+        _position(node.start_mark),
+        f"the document is too large: {said}",
+        "each *alias repeats its whole &anchor, so aliases of aliases multiply (an alias "
+        "bomb); write the value once without nesting aliases in aliases",
+    )
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

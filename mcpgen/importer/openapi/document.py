@@ -9,6 +9,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from mcpgen.spec.source import MAX_NODES, alias_bomb
+
 
 class OpenApiError(Exception):
     """A document `import --openapi` cannot read; the message says why and what to do."""
@@ -54,12 +56,25 @@ def _parse(text: str, source: str) -> Any:
             return json.loads(text)
         except ValueError:
             pass  # YAML's flow style starts with "{" too
+    # The C loader when PyYAML has it: large documents load several times faster.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
-        # The C loader when PyYAML has it: large documents load several times faster.
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        # Aliases are expanded wherever the import copies a value: refuse a document they
+        # would blow up, as the spec loader does (without aliases a document has fewer
+        # values than characters).
+        bomb = alias_bomb(root, max(MAX_NODES, len(text)), source, "a document")
+        if bomb is not None:
+            raise OpenApiError(bomb.render())
+        return loader.construct_document(root)
     except yaml.YAMLError as error:
         raise OpenApiError(f"{source}: error: not JSON or YAML: {error}") from None
+    except RecursionError:
+        raise OpenApiError(f"{source}: error: the document is nested too deeply to read") from None
+    finally:
+        loader.dispose()
 
 
 def load_document(source: str) -> Document:
