@@ -33,10 +33,15 @@ def test_the_quickstart_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
     install = readme_block("sh", "Install mcpgen and build the example gift server")
     assert install.strip() == "pip install -e . && mcpgen build specs/gift_server.yaml"
     clone = tmp_path / "clone"
-    for name in ("mcpgen", "templates", "specs", "generated_example"):
-        shutil.copytree(ROOT / name, clone / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, clone / name)
+    # Every file a clone holds, as this checkout has it now (uncommitted edits included): a
+    # hand-kept list of folders went stale when the templates moved into the package.
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, clone / name)
     (clone / ".git").mkdir()  # a clone is a git repository: the project the spec may read from
     run(str(bin_dir / "pip"), "install", "--quiet", "-e", ".", cwd=clone)
     run(str(bin_dir / "mcpgen"), "build", "specs/gift_server.yaml", cwd=clone)
