@@ -74,7 +74,9 @@ def test_import_shared_prints_its_table() -> None:
 
 @pytest.mark.slow
 def test_abuse_prints_its_table() -> None:
-    output = _run("abuse.py", "--duration", "0.5", "--abusers", "1", "--only", "invalid array,over the limit")
+    # 2 s each: long enough for one abusive answer of each kind on a loaded machine (at 0.5 s, the
+    # 1 MB invalid array was once still unanswered when its window closed).
+    output = _run("abuse.py", "--duration", "2", "--abusers", "1", "--only", "invalid array,over the limit")
     assert "Well-behaved tools/list client during each abuse" in output
     rows = [line for line in output.splitlines() if line.startswith(("baseline", "invalid array", "a body over"))]
     assert len(rows) == 3, output
