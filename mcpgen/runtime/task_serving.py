@@ -22,9 +22,9 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from .task_runner import TaskRunner
 from .task_store import TaskLimits, TaskStore
 from .task_store_memory import InMemoryTaskStore
-from .tasks import TaskRunner
 from .tasks_legacy import LegacyTasks
 from .tasks_modern import EXTENSION as MODERN_TASKS
 from .tasks_modern import ModernTasks, owner_of

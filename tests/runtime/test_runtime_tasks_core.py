@@ -19,6 +19,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from mcpgen.runtime.redis_link import RedisLink
+from mcpgen.runtime.task_runner import TaskRunner
 from mcpgen.runtime.task_store import TaskLimits, TaskStore
 from mcpgen.runtime.task_store_memory import InMemoryTaskStore
 from mcpgen.runtime.task_store_redis import RedisTaskStore
@@ -29,7 +30,6 @@ from mcpgen.runtime.tasks import (
     TaskLimitReached,
     TaskNotFound,
     TaskOutcome,
-    TaskRunner,
 )
 
 pytestmark = pytest.mark.anyio

@@ -21,6 +21,7 @@ import pytest
 from services import RedisServer, redis_server
 
 from mcpgen.runtime.redis_link import RedisLink
+from mcpgen.runtime.task_runner import TaskRunner
 from mcpgen.runtime.task_store import TaskLimits
 from mcpgen.runtime.task_store_common import REPLICA_LOST
 from mcpgen.runtime.task_store_redis import RedisTaskStore
@@ -31,7 +32,6 @@ from mcpgen.runtime.tasks import (
     TaskLimitReached,
     TaskNotFound,
     TaskOutcome,
-    TaskRunner,
 )
 
 pytestmark = pytest.mark.anyio

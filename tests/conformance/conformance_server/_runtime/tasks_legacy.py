@@ -6,7 +6,7 @@ Served when some tool's `execution.taskSupport` is `optional` or `required`; the
 `tasks` capability (`list`, `cancel`, `requests.tools.call`) says so at `initialize`.
 
 - A `tools/call` with `params.task` (`{ttl?}`) is answered at once with the task
-  (`CreateTaskResult`); the tool runs in the background (`tasks.TaskRunner`).
+  (`CreateTaskResult`); the tool runs in the background (`task_runner.TaskRunner`).
 - `tasks/get` answers the task, `tasks/result` waits for it to end and answers exactly
   what the plain call would have (the tool's result, `isError` included, or the
   JSON-RPC error) with the related-task `_meta`; `tasks/list` pages through the
@@ -61,6 +61,7 @@ from .auth_scopes import required_scopes
 from .context import InputRequest, InputResponse
 from .errors import INVALID_PARAMS
 from .task_quota import caller_quota
+from .task_runner import TaskRunner
 from .tasks import (
     Task,
     TaskAlreadyTerminal,
@@ -68,7 +69,6 @@ from .tasks import (
     TaskControl,
     TaskNotFound,
     TaskOutcome,
-    TaskRunner,
     call_params,
     caller_may_see,
     protocol_error,

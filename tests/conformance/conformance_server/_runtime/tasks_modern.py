@@ -60,6 +60,7 @@ from .task_escalation import (
     ModernTaskContext,
 )
 from .task_quota import PRINCIPAL, caller_quota
+from .task_runner import TaskRunner
 from .tasks import (
     Task,
     TaskAlreadyTerminal,
@@ -67,7 +68,6 @@ from .tasks import (
     TaskLimitReached,
     TaskNotFound,
     TaskOutcome,
-    TaskRunner,
     call_params,
     protocol_error,
     seen_task,
